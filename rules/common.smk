@@ -1,0 +1,38 @@
+# Helpers shared by every rule file: output locations, config slices, data sets.
+
+import json
+import sys
+
+from dogs.data import DatasetMissingError, require_dataset
+
+RESULTS = config["results_dir"]
+FIGURES = config["figures_dir"]
+PYTHON = sys.executable
+# Every rule family appends the claims file its summarise step writes; the table rule reads them all.
+CLAIM_FILES = []
+
+
+def result(path):
+    """A path under the results folder of this configuration (results/ or results/smoke/)."""
+    return f"{RESULTS}/{path}"
+
+
+def figure(path):
+    """A path under the figures folder of this configuration (figures/ or figures/smoke/)."""
+    return f"{FIGURES}/{path}"
+
+
+def settings(*keys):
+    """The JSON of a config slice, for --settings (quoted in shell commands with {params.settings:q})."""
+    node = config
+    for key in keys:
+        node = node[key]
+    return json.dumps(node, sort_keys=True)
+
+
+def dataset(name):
+    """The folder of a data set; stops the workflow at once with instructions when it is missing."""
+    try:
+        return str(require_dataset(name, config.get("data_dir")))
+    except DatasetMissingError as exc:
+        raise WorkflowError(str(exc)) from None

@@ -1,0 +1,17 @@
+# The paper-vs-ours table, generated from config/paper_claims.yaml and every family's measured claims.
+
+
+rule paper_vs_ours:
+    input:
+        claims="config/paper_claims.yaml",
+        measured=CLAIM_FILES,
+    output:
+        md=result("tables/paper_vs_ours.md"),
+        csv=result("tables/paper_vs_ours.csv"),
+    params:
+        smoke="--smoke" if config["smoke"] else "",
+    log:
+        result("logs/paper_vs_ours.log"),
+    shell:
+        "{PYTHON} -m dogs.experiments.paper_vs_ours --claims {input.claims} --measured {input.measured}"
+        " --md {output.md} --csv {output.csv} {params.smoke} > {log} 2>&1"

@@ -1,0 +1,93 @@
+"""Where the data sets live, and a clear stop when one is missing or corrupt.
+
+Data sets are never committed. The data directory is, in order of precedence:
+
+1. the environment variable ``DOGS_DATA_DIR``;
+2. the config key ``data_dir``;
+3. ``data/`` in the repository.
+
+Each data set sits in its own sub-folder (``msrc_v1/``, ``heart_disease/``)
+with the file names of its provenance README. :func:`require_dataset` checks
+the files exist and match their published checksums, and otherwise raises
+:class:`DatasetMissingError` saying where to get the data and where to put it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["DATASETS", "DatasetMissingError", "data_dir", "require_dataset"]
+
+ENV_VAR = "DOGS_DATA_DIR"
+
+
+class DatasetMissingError(FileNotFoundError):
+    """A data set is missing or does not match its checksum."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    folder: str
+    files: dict  # file name -> SHA-256 (None: existence only)
+    source: str
+
+
+DATASETS = {
+    "heart_disease": Dataset(
+        folder="heart_disease",
+        files={"reinis_counts.csv": "2a65f86cf8b2efa814c07058085b02ec2b153f92a8e1462feabff180df733311"},
+        source=(
+            "the 'reinis' table of the R package gRbase (Reinis et al. 1981; Edwards & Havranek 1985), "
+            "exported as reinis_counts.csv with columns smoke,mental,phys,systol,protein,family,count "
+            "(64 rows, counts summing to 1841; see data/README.md)"
+        ),
+    ),
+    "msrc_v1": Dataset(
+        folder="msrc_v1",
+        files={"MSRC_ObjCategImageDatabase_v1.zip": None},
+        source=(
+            "Microsoft Research Cambridge Object Recognition Image Database v1, from Microsoft's download "
+            "page (search 'MSRC object category image database v1'); keep the zip as downloaded"
+        ),
+    ),
+}
+
+
+def data_dir(config_value: str | None = None) -> Path:
+    """The data directory: ``$DOGS_DATA_DIR``, else the config key ``data_dir``, else ``data/``."""
+    value = os.environ.get(ENV_VAR) or config_value or "data"
+    return Path(value).expanduser()
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def require_dataset(name: str, config_value: str | None = None) -> Path:
+    """Return the folder of data set ``name``, or raise :class:`DatasetMissingError` with instructions."""
+    if name not in DATASETS:
+        raise ValueError(f"unknown data set {name!r}; expected one of {', '.join(DATASETS)}")
+    spec = DATASETS[name]
+    folder = data_dir(config_value) / spec.folder
+    for file_name, checksum in spec.files.items():
+        path = folder / file_name
+        if not path.is_file():
+            raise DatasetMissingError(
+                f"data set '{name}' not found: expected {path}.\n"
+                f"  Get it from {spec.source}.\n"
+                f"  Put it at <data dir>/{spec.folder}/{file_name}, where <data dir> is ${ENV_VAR}, "
+                f"or the config key data_dir, or data/ (now: {data_dir(config_value)})."
+            )
+        if checksum is not None and _sha256(path) != checksum:
+            raise DatasetMissingError(
+                f"data set '{name}' is corrupt or a different version: {path} does not have SHA-256 {checksum}.\n"
+                f"  Get a fresh copy from {spec.source}."
+            )
+    return folder

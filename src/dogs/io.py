@@ -1,0 +1,138 @@
+"""Result files: tidy CSV, ``.npz`` arrays, JSON, and the ``*.meta.json`` sidecar.
+
+Every writer is atomic: it writes a temporary file in the destination folder
+and renames it into place, so an interrupted or failing run never leaves a
+half-written result behind. The sidecar ``<result>.meta.json`` records what
+made the result (config slice, seed, package versions, git revision, elapsed
+seconds), so a result never needs the code that made it to be read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["atomic_path", "write_csv", "write_npz", "write_json", "read_json", "write_meta", "meta_path", "machine_info"]
+
+_PACKAGES = ("dogs", "numpy", "scipy", "numba", "pgmpy", "pandas", "matplotlib", "scikit-image", "snakemake")
+
+
+@contextlib.contextmanager
+def atomic_path(path):
+    """Yield a temporary path next to ``path``; rename it onto ``path`` only if the block succeeds."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp" + "".join(path.suffixes), dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_csv(frame, path) -> Path:
+    """Write a pandas DataFrame as tidy CSV (no index)."""
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False, float_format="%.17g")
+    return Path(path)
+
+
+def write_npz(path, **arrays) -> Path:
+    """Write arrays to a compressed ``.npz``."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez_compressed(handle, **arrays)
+    return Path(path)
+
+
+def _to_jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_to_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _to_jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def write_json(path, obj) -> Path:
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(_to_jsonable(obj), indent=2, sort_keys=False) + "\n")
+    return Path(path)
+
+
+def read_json(path):
+    return json.loads(Path(path).read_text())
+
+
+def meta_path(result_path) -> Path:
+    """``results/x/guarantees.csv`` -> ``results/x/guarantees.meta.json``."""
+    result_path = Path(result_path)
+    name = result_path.name.split(".")[0]
+    return result_path.with_name(f"{name}.meta.json")
+
+
+def _package_versions() -> dict:
+    versions = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def _git_revision() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent
+        )
+        if out.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent,
+        )
+        return out.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def machine_info() -> dict:
+    """CPU model and core count of this machine (for timing results)."""
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform()}
+
+
+def write_meta(result_path, *, settings: dict, seed=None, elapsed_seconds: float | None = None, extra: dict | None = None) -> Path:
+    """Write the sidecar ``<result>.meta.json`` next to ``result_path``."""
+    meta = {
+        "result": Path(result_path).name,
+        "settings": settings,
+        "seed": seed,
+        "elapsed_seconds": elapsed_seconds,
+        "versions": _package_versions(),
+        "git_revision": _git_revision(),
+    }
+    if extra:
+        meta.update(extra)
+    return write_json(meta_path(result_path), meta)
