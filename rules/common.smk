@@ -7,7 +7,11 @@ from dogs.data import DatasetMissingError, require_dataset
 
 RESULTS = config["results_dir"]
 FIGURES = config["figures_dir"]
-PYTHON = sys.executable
+# The interpreter for `python -m dogs...`: the one running Snakemake (its virtual environment),
+# or the conda environment's own `python` under --use-conda.
+_USES_CONDA = "CONDA" in {m.name for m in workflow.deployment_settings.deployment_method}
+PYTHON = "python" if _USES_CONDA else sys.executable
+CONDA_ENV = "../envs/environment.yaml"
 # Every rule family appends the claims file its summarise step writes; the table rule reads them all.
 CLAIM_FILES = []
 

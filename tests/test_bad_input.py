@@ -1,0 +1,128 @@
+"""Bad input fails fast, names the offending key, and leaves no partial result behind.
+
+Config errors are caught by Snakemake's schema validation before any job runs;
+library errors by the package's own checks before any long computation.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from dogs.data import DatasetMissingError, require_dataset
+from dogs.io import atomic_path, write_csv
+from dogs.models import BinaryPairwiseMRF, grid_model
+from dogs.scans import Scan, make_scan, systematic_scan
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _plan_with(tmp_path, overrides: dict):
+    """Plan the smoke DAG with extra config on top; results would go under tmp_path."""
+    extra = {"results_dir": str(tmp_path / "results"), "figures_dir": str(tmp_path / "figures"), **overrides}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(extra))
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "1", "--configfile", "config/smoke.yaml", str(path)]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return proc, proc.stdout + proc.stderr
+
+
+BAD_CONFIGS = {
+    "misspelt top-level key": ({"root_sed": 3}, "root_sed"),
+    "negative root seed": ({"root_seed": -1}, "root_seed"),
+    "seed of the wrong type": ({"root_seed": "abc"}, "root_seed"),
+    "grid side below 2": ({"benchmarks": {"gibbs_side": 1, "dogs_side": 10, "repeats": 1}}, "gibbs_side"),
+    "zero repeats": ({"benchmarks": {"gibbs_side": 10, "dogs_side": 10, "repeats": 0}}, "repeats"),
+    "smoke flag not a boolean": ({"smoke": "sometimes"}, "smoke"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
+def test_bad_config_stops_before_any_job(tmp_path, case):
+    overrides, key = BAD_CONFIGS[case]
+    proc, text = _plan_with(tmp_path, overrides)
+    assert proc.returncode != 0
+    assert key in text, text[-2000:]
+    assert not (tmp_path / "results").exists() and not (tmp_path / "figures").exists()
+
+
+def test_unknown_scan_name():
+    with pytest.raises(ValueError, match="unknown scan name 'zigzag'"):
+        make_scan("zigzag", 4, 10)
+
+
+def test_negative_and_non_integer_lengths():
+    with pytest.raises(ValueError, match="length must be >= 0"):
+        systematic_scan(4, -1)
+    with pytest.raises(TypeError, match="length must be an integer"):
+        systematic_scan(4, 2.5)
+
+
+def test_scan_index_out_of_range():
+    with pytest.raises(ValueError, match=r"\[-1, 3\]"):
+        Scan(np.array([0, 4]), 4)
+
+
+def test_grid_side_below_two():
+    with pytest.raises(ValueError, match="rows must be >= 2"):
+        grid_model(1, 5, 0.1)
+    with pytest.raises(ValueError, match="torus needs both sides >= 3"):
+        grid_model(2, 5, 0.1, torus=True)
+
+
+def test_couplings_of_the_wrong_type_and_length():
+    edges = np.array([[0, 1], [1, 2]])
+    with pytest.raises(TypeError, match="theta"):
+        BinaryPairwiseMRF(edges, np.array(["a", "b"]), np.zeros(3))
+    with pytest.raises(ValueError, match="one coupling per edge"):
+        BinaryPairwiseMRF(edges, np.zeros(3), np.zeros(3))
+    with pytest.raises(ValueError, match="self-loops"):
+        BinaryPairwiseMRF(np.array([[1, 1]]), np.zeros(1), np.zeros(3))
+
+
+def test_missing_data_set_says_where_to_get_and_put_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("DOGS_DATA_DIR", str(tmp_path))
+    with pytest.raises(DatasetMissingError) as info:
+        require_dataset("heart_disease")
+    message = str(info.value)
+    assert "gRbase" in message and "heart_disease/reinis_counts.csv" in message and "DOGS_DATA_DIR" in message
+    with pytest.raises(DatasetMissingError, match="Microsoft"):
+        require_dataset("msrc_v1")
+
+
+def test_corrupt_data_file_is_refused(tmp_path, monkeypatch):
+    folder = tmp_path / "heart_disease"
+    folder.mkdir()
+    (folder / "reinis_counts.csv").write_text("smoke,count\ny,1\n")
+    monkeypatch.setenv("DOGS_DATA_DIR", str(tmp_path))
+    with pytest.raises(DatasetMissingError, match="corrupt"):
+        require_dataset("heart_disease")
+
+
+def test_atomic_writer_leaves_nothing_on_failure(tmp_path):
+    target = tmp_path / "out" / "table.csv"
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            tmp.write_text("half a result")
+            raise RuntimeError("computation failed")
+    assert not target.exists() and list(target.parent.iterdir()) == []
+
+
+def test_experiment_cli_rejects_malformed_settings(tmp_path):
+    out = tmp_path / "table.md"
+    cmd = [sys.executable, "-m", "dogs.experiments.paper_vs_ours", "--claims", str(tmp_path / "none.yaml"),
+           "--md", str(out), "--csv", str(tmp_path / "t.csv")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "none.yaml" in proc.stderr
+    assert not out.exists()
+
+
+@pytest.mark.skipif("DOGS_DATA_DIR" not in __import__("os").environ, reason="no data directory configured")
+def test_configured_data_sets_pass_their_checksums():
+    assert (require_dataset("heart_disease") / "reinis_counts.csv").is_file()
+    assert (require_dataset("msrc_v1") / "MSRC_ObjCategImageDatabase_v1.zip").is_file()

@@ -1,0 +1,89 @@
+"""The workflow end to end: the smoke DAG, planning at paper scale, lint, reproducibility, bad config.
+
+The smoke run is the expensive part of the test suite (a few minutes on 2 cores): it regenerates
+every figure and table of ``config/smoke.yaml`` from scratch, as the README promises.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE_RESULTS = ROOT / "results" / "smoke"
+SMOKE_FIGURES = ROOT / "figures" / "smoke"
+
+
+def snakemake(*args, timeout=1800):
+    cmd = [sys.executable, "-m", "snakemake", *args]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def _output_tail(proc) -> str:
+    return (proc.stdout[-3000:] + "\n" + proc.stderr[-6000:]).strip()
+
+
+@pytest.fixture(scope="module")
+def smoke_run():
+    """Run the whole smoke DAG from scratch once for this module."""
+    shutil.rmtree(SMOKE_RESULTS, ignore_errors=True)
+    shutil.rmtree(SMOKE_FIGURES, ignore_errors=True)
+    proc = snakemake("--cores", "2", "--configfile", "config/smoke.yaml")
+    assert proc.returncode == 0, _output_tail(proc)
+    return proc
+
+
+@pytest.mark.workflow
+def test_smoke_run_leaves_nothing_to_do(smoke_run):
+    proc = snakemake("-n", "--configfile", "config/smoke.yaml")
+    assert proc.returncode == 0, _output_tail(proc)
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+@pytest.mark.workflow
+def test_smoke_run_makes_figures_and_stamped_table(smoke_run):
+    figures = sorted(SMOKE_FIGURES.rglob("*.png"))
+    assert figures, "the smoke run made no figure"
+    for path in figures:
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
+    table = (SMOKE_RESULTS / "tables" / "paper_vs_ours.md").read_text()
+    assert "NOT comparable" in table
+    rows = pd.read_csv(SMOKE_RESULTS / "tables" / "paper_vs_ours.csv")
+    claims = yaml.safe_load((ROOT / "config" / "paper_claims.yaml").read_text())
+    assert len(rows) == len(claims) and set(rows["comparable_with_paper"]) == {"no (smoke run)"}
+
+
+@pytest.mark.workflow
+def test_every_result_has_a_sidecar(smoke_run):
+    skip_dirs = {"logs", "benchmarks", "tables", "claims"}
+    results = [
+        p
+        for p in SMOKE_RESULTS.rglob("*")
+        if p.is_file()
+        and p.suffix in {".csv", ".npz", ".json"}
+        and not p.name.endswith(".meta.json")
+        and not skip_dirs & set(p.relative_to(SMOKE_RESULTS).parts[:1])
+    ]
+    assert results
+    missing = [str(p.relative_to(ROOT)) for p in results if not p.with_name(p.name.split(".")[0] + ".meta.json").exists()]
+    assert not missing, f"results without a .meta.json sidecar: {missing}"
+
+
+@pytest.mark.workflow
+def test_paper_scale_dag_plans():
+    proc = snakemake("-n", "--quiet", "rules")
+    assert proc.returncode == 0, _output_tail(proc)
+
+
+@pytest.mark.workflow
+def test_lint_is_clean():
+    proc = snakemake("--lint")
+    assert proc.returncode == 0, _output_tail(proc)
+    text = proc.stdout + proc.stderr
+    assert "Lints for" not in text, text[-4000:]
