@@ -1,0 +1,237 @@
+r"""Exact marginals by enumerating the whole state space (small models only).
+
+For a discrete pairwise MRF (:class:`~dogs.models.DiscretePairwiseMRF`, DoGS
+eq. (2)) or a binary one (:class:`~dogs.models.BinaryPairwiseMRF`, DoGS
+eq. (3), each edge counted once),
+
+.. math::
+
+    \log \pi(x) = L(x) - \log Z, \qquad
+    L(x) = \sum_i \phi_i(x_i) + \sum_{(i,j) \in E} \theta^{ij}(x_i, x_j), \qquad
+    \log Z = \log \sum_x e^{L(x)},
+
+the log potential ``L`` is built once as a dense tensor of shape
+``(K_0, ..., K_{p-1})`` by broadcasting each unary and pairwise table onto its
+axes, ``log Z`` is a log-sum-exp (stable for any ``log Z``, including
+``log Z > 709`` where ``exp`` overflows float64), and every marginal is a sum of
+``pi = exp(L - log Z)`` over the other axes.
+
+This module also defines :class:`ExactMarginals`, the result type shared by all
+exact engines of :mod:`dogs.exact`.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+__all__ = ["ExactMarginals", "ModelStructure", "as_discrete_model", "brute_force", "model_structure"]
+
+
+@dataclass(frozen=True, eq=False)
+class ExactMarginals:
+    r"""Exact single-site and pairwise marginals and the log partition function of a pairwise MRF.
+
+    Parameters
+    ----------
+    node_marginals : tuple of (K_i,) arrays
+        ``node_marginals[i][a] = P(X_i = a)`` in state-index order. For a binary
+        model state 0 is the spin ``-1`` and state 1 the spin ``+1``.
+    edge_marginals : tuple of (K_i, K_j) arrays
+        ``edge_marginals[e][a, b] = P(X_i = a, X_j = b)`` for ``edges[e] = (i, j)``,
+        aligned with ``model.edges`` (``i < j``).
+    log_partition : float
+        ``log Z``, the log of the normaliser of ``exp(L(x))``.
+    edges : (E, 2) int array
+        The model's edges, for reference (``edge_marginals`` is aligned with them).
+    method : str
+        Which engine produced the result (``"enumeration"``, ``"junction_tree"``,
+        ``"variable_elimination"``).
+    info : mapping
+        Engine-specific facts (elimination order, clique sizes, table entries, ...).
+    """
+
+    node_marginals: tuple
+    edge_marginals: tuple
+    log_partition: float
+    edges: np.ndarray
+    method: str
+    info: Mapping = field(default_factory=dict)
+
+    def __post_init__(self):
+        nodes = tuple(_read_only(np.asarray(m, dtype=np.float64)) for m in self.node_marginals)
+        pairs = tuple(_read_only(np.asarray(m, dtype=np.float64)) for m in self.edge_marginals)
+        edges = _read_only(np.asarray(self.edges, dtype=np.int64).reshape(-1, 2))
+        if len(pairs) != len(edges):
+            raise ValueError(f"edge_marginals has {len(pairs)} tables but there are {len(edges)} edges")
+        object.__setattr__(self, "node_marginals", nodes)
+        object.__setattr__(self, "edge_marginals", pairs)
+        object.__setattr__(self, "edges", edges)
+        object.__setattr__(self, "log_partition", float(self.log_partition))
+        object.__setattr__(self, "info", types.MappingProxyType(dict(self.info)))
+
+    @property
+    def n_vars(self) -> int:
+        return len(self.node_marginals)
+
+    @property
+    def cardinalities(self) -> np.ndarray:
+        return np.array([m.size for m in self.node_marginals], dtype=np.int64)
+
+    @property
+    def node_marginals_array(self) -> np.ndarray:
+        """The node marginals stacked as a ``(p, K)`` array (requires all cardinalities equal to ``K``).
+
+        For a binary model column 0 is ``P(x_i = -1)`` and column 1 is ``P(x_i = +1)``.
+        """
+        card = self.cardinalities
+        if np.any(card != card[0]):
+            raise ValueError(
+                f"node_marginals_array needs equal cardinalities, got {sorted(set(card.tolist()))}: "
+                "use node_marginals (one vector per variable) instead"
+            )
+        return _read_only(np.stack(self.node_marginals))
+
+    def mean_spin(self) -> np.ndarray:
+        r"""``E[x_i] = P(x_i = +1) - P(x_i = -1)`` for every site of a binary (spin ±1) model."""
+        card = self.cardinalities
+        if np.any(card != 2):
+            raise ValueError("mean_spin() needs a binary model (every cardinality 2)")
+        marg = self.node_marginals_array
+        return marg[:, 1] - marg[:, 0]
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+def as_discrete_model(model):
+    """Return ``model`` as a :class:`~dogs.models.DiscretePairwiseMRF` (binary models via ``to_discrete()``).
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is neither a ``BinaryPairwiseMRF`` nor a ``DiscretePairwiseMRF``.
+    """
+    from dogs.models import BinaryPairwiseMRF, DiscretePairwiseMRF
+
+    if isinstance(model, BinaryPairwiseMRF):
+        return model.to_discrete()
+    if isinstance(model, DiscretePairwiseMRF):
+        return model
+    raise TypeError(f"model must be a BinaryPairwiseMRF or a DiscretePairwiseMRF, got {type(model).__name__}")
+
+
+@dataclass(frozen=True)
+class ModelStructure:
+    """What the size checks need, read without building any table: cardinalities, edges, lattice shape."""
+
+    cardinalities: np.ndarray
+    edges: np.ndarray
+    shape: tuple | None
+
+    @property
+    def n_vars(self) -> int:
+        return self.cardinalities.size
+
+
+def model_structure(model) -> ModelStructure:
+    """The :class:`ModelStructure` of a binary or discrete pairwise MRF (no conversion, no tables).
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is neither a ``BinaryPairwiseMRF`` nor a ``DiscretePairwiseMRF``.
+    """
+    from dogs.models import BinaryPairwiseMRF, DiscretePairwiseMRF
+
+    if isinstance(model, BinaryPairwiseMRF):
+        return ModelStructure(np.full(model.n_vars, 2, dtype=np.int64), model.edges, model.shape)
+    if isinstance(model, DiscretePairwiseMRF):
+        return ModelStructure(model.cardinalities, model.edges, model.shape)
+    raise TypeError(f"model must be a BinaryPairwiseMRF or a DiscretePairwiseMRF, got {type(model).__name__}")
+
+
+def _check_positive_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return int(value)
+
+
+def log_potential_tensor(model) -> np.ndarray:
+    r"""Dense tensor ``L[x_0, ..., x_{p-1}] = sum_i phi_i(x_i) + sum_e theta^e(x_i, x_j)`` (no size check).
+
+    ``model`` must already be a ``DiscretePairwiseMRF``; axis ``i`` is variable ``i``.
+    """
+    card = tuple(int(k) for k in model.cardinalities)
+    p = len(card)
+    log_pot = np.zeros(card)
+    for i, unary in enumerate(model.unary):
+        shape = [1] * p
+        shape[i] = card[i]
+        log_pot += unary.reshape(shape)
+    for (i, j), table in zip(model.edges, model.tables):
+        shape = [1] * p
+        shape[i], shape[j] = card[i], card[j]
+        log_pot += table.reshape(shape)
+    return log_pot
+
+
+def brute_force(model, max_vars: int = 20) -> ExactMarginals:
+    r"""Exact node and edge marginals and ``log Z`` by enumerating every joint state.
+
+    Computes ``log Z = logsumexp_x L(x)`` with ``L`` the log potential of DoGS
+    eq. (2)/(3) (see the module docstring) and the marginals
+    ``P(X_i = a) = sum_{x: x_i = a} exp(L(x) - log Z)`` and
+    ``P(X_i = a, X_j = b)`` for every edge, in float64 without overflow for any
+    ``log Z``.
+
+    Parameters
+    ----------
+    model : BinaryPairwiseMRF or DiscretePairwiseMRF
+        The model (binary models are converted with ``to_discrete()``: state 0 = spin -1).
+    max_vars : int, default 20
+        Refuse models with more than ``max_vars`` variables or more than
+        ``2**max_vars`` joint states (the dense tensor takes 8 bytes per state).
+
+    Returns
+    -------
+    ExactMarginals
+        With ``method = "enumeration"`` and ``info["n_states"]``.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a pairwise MRF or ``max_vars`` is not an integer.
+    ValueError
+        If the model has more than ``max_vars`` variables or ``2**max_vars`` states.
+    """
+    max_vars = _check_positive_int("max_vars", max_vars)
+    card = [int(k) for k in model_structure(model).cardinalities]
+    n_states = math.prod(card)
+    if len(card) > max_vars or n_states > 2**max_vars:
+        raise ValueError(
+            f"brute_force: the state space has {n_states:.4g} joint states over {len(card)} variables "
+            f"({n_states * 8 / 2**30:.3g} GiB as float64), above the limit of max_vars = {max_vars} "
+            f"variables / 2**{max_vars} = {2**max_vars} states; use junction_tree_marginals instead"
+        )
+    discrete = as_discrete_model(model)
+    log_pot = log_potential_tensor(discrete)
+    peak = log_pot.max()
+    prob = np.exp(log_pot - peak)
+    total = prob.sum()
+    log_z = float(peak + np.log(total))
+    prob /= total
+    p = len(card)
+    all_axes = set(range(p))
+    node = [prob.sum(axis=tuple(sorted(all_axes - {i}))) for i in range(p)]
+    pair = [prob.sum(axis=tuple(sorted(all_axes - {int(i), int(j)}))) for i, j in discrete.edges]
+    return ExactMarginals(node, pair, log_z, discrete.edges, "enumeration", {"n_states": n_states})
