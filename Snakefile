@@ -15,6 +15,8 @@ validate(config, "config/schema.yaml")
 
 include: "rules/common.smk"
 include: "rules/benchmarks.smk"
+include: "rules/ising.smk"
+include: "rules/timing.smk"
 include: "rules/scan_order.smk"
 include: "rules/tables.smk"
 
@@ -23,6 +25,70 @@ include: "rules/tables.smk"
 rule benchmarks:
     input:
         result("benchmarks/summary.md"),
+
+
+# ---- DoGS §5.1 / App. B.1: 10x10 Ising, TV guarantees of uniform, systematic, DoGS, iterated DoGS
+rule fig1:  # replicate 0, with the measured marginal error of independent chains beside the guarantees
+    input:
+        figure("ising10/fig1_guarantees_rep0.png"),
+
+
+rule fig9:  # replicates 1-9
+    input:
+        figure("ising10/fig9_guarantees_replicates.png"),
+
+
+# ---- DoGS §5.4 / App. B.3: 40x40 marginal guarantees (target: top-left variable)
+rule fig4:  # open grid: guarantees, and DoGS sampling frequency by distance to the target
+    input:
+        figure("ising40/fig4_open_guarantees.png"),
+
+
+rule fig5:  # torus: guarantees and measured bias of X_1^T (300 chains per T)
+    input:
+        figure("ising40/fig5_torus_guarantees_bias.png"),
+
+
+rule fig12:  # open grid: spatial sampling frequency over successive segments of the DoGS scan
+    input:
+        figure("ising40/fig12_open_frequency_maps.png"),
+
+
+rule fig13:  # torus: three independent repetitions of the bias measurement
+    input:
+        figure("ising40/fig13_torus_bias_repetitions.png"),
+
+
+rule fig14:  # torus: bias, DoGS histogram by distance, distance-time profile
+    input:
+        figure("ising40/fig14_torus_profile.png"),
+
+
+rule fig15:  # torus: spatial sampling frequency over successive segments of the DoGS scan
+    input:
+        figure("ising40/fig15_torus_frequency_maps.png"),
+
+
+# ---- DoGS §5.6: loose influence bounds, C-bar = s * C-hat
+rule fig8:
+    input:
+        figure("loose_bounds/fig8_loose_bounds.png"),
+
+
+# ---- DoGS §5.2 / App. B.2: end-to-end wall-clock time on 10^6 (and 9x10^4) variables
+rule fig2:  # estimate of E[X_1] vs time; end-to-end speed-up vs number of samples (1000x1000)
+    input:
+        figure("timing/fig2_L1000.png"),
+
+
+rule fig10:  # three more independent trials (1000x1000)
+    input:
+        figure("timing/fig10_L1000_trials.png"),
+
+
+rule fig11:  # the same at 300x300
+    input:
+        figure("timing/fig11_L300.png"),
 
 
 # ---- He, De Sa, Mitliagkas & Re (2016), Scan order in Gibbs sampling
@@ -56,6 +122,18 @@ rule all:
     default_target: True
     input:
         rules.benchmarks.input,
+        rules.fig1.input,
+        rules.fig9.input,
+        rules.fig4.input,
+        rules.fig5.input,
+        rules.fig12.input,
+        rules.fig13.input,
+        rules.fig14.input,
+        rules.fig15.input,
+        rules.fig8.input,
+        rules.fig2.input,
+        rules.fig10.input,
+        rules.fig11.input,
         rules.table_he1.input,
         rules.fig_he2a.input,
         rules.fig_he2b.input,
