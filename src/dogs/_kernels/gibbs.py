@@ -1,6 +1,6 @@
 r"""numba kernels for Gibbs sampling of binary pairwise MRFs with an arbitrary scan.
 
-One step of the Gibbs sampler (DoGS Algorithm 1) for
+One step of the Gibbs sampler (DoGS Algorithm 1, Mitliagkas & Mackey 2017) for
 
 .. math::
 
@@ -20,12 +20,53 @@ with a fresh uniform ``u``, sets
 .. math::
 
     x_i = +1 \text{ if } u < \sigma(2 f_i) = \frac{1}{1 + e^{-2 f_i}}, \text{ else } -1,
+    \tag{R}
 
-which is the full conditional ``pi(X_i = +1 | x_{-i})`` (DoGS Appendix A.4).
+the full conditional ``pi(X_i = +1 | x_{-i})`` (DoGS Appendix A.4).
 Uniforms come from the per-chain xoshiro256** stream of
-:mod:`dogs._kernels.rng`, in the order: (index uniform, if the step is
-uniform), then acceptance uniform. Plain-Python references replay that order
-on :func:`dogs._kernels.rng.uniform_stream` and match bit for bit.
+:mod:`dogs._kernels.rng`, in the order: index uniform (only on ``-1`` steps),
+then acceptance uniform. Plain-Python references replay that order on
+:func:`dogs._kernels.rng.uniform_stream` and match bit for bit.
+
+Exact fast decision
+-------------------
+Rule (R) is evaluated in floating point as ``u < 1.0 / (1.0 + exp(-2.0 * f))``
+(the *reference rule*). On a systematic scan each step reads the spin
+written by the step before, so an ``exp`` on that dependency chain costs its
+full latency. The kernels instead compare ``f`` with two thresholds that
+depend on ``u`` only (so they are computed off the chain) and fall back to
+the reference rule when undecided; **the output is identical to the
+reference rule**, it is not an approximation.
+
+Split ``[0, 1)`` into ``B = 2^10`` bins; ``u`` lies in bin ``j`` = the top 10
+bits of its 64-bit draw, i.e. ``j/B <= u < (j+1)/B``. With
+``logit(v) = log(v / (1 - v))`` and margin ``delta = 2^-20``, the tables hold
+thresholds on the field ``f`` (halves of thresholds on ``g = 2f``; halving is exact)
+
+.. math::
+
+    t^-_j = \tfrac12\big(\operatorname{logit}(j/B) - \delta\big) \;(-\infty \text{ for } j=0),\qquad
+    t^+_j = \tfrac12\big(\operatorname{logit}((j+1)/B) + \delta\big) \;(+\infty \text{ for } j=B-1).
+
+If ``f >= t+_j`` the kernel sets ``+1``, if ``f <= t-_j`` it sets ``-1``,
+otherwise it evaluates the reference rule. Why this agrees with the
+reference rule: for ``g = 2f`` the computed ``p = fl(1/(1+fl(exp(-g))))``
+satisfies ``|p / sigma(g) - 1| <= eps = 2^-51`` for any ``exp`` with error below
+one ulp (``p`` only gets smaller when ``exp`` overflows). For
+``v = (j+1)/B <= 1 - 1/B`` and ``g >= logit(v) + delta'`` (``delta'`` is ``delta``
+minus the ``< 1e-14`` error of the tabulated logit),
+``sigma(g) / v >= 1 / (v + (1-v) e^{-delta'}) >= 1 + (1-v) delta' / 2 >= 1 + 2^-31``,
+so ``p >= sigma(g)(1 - eps) > v > u``: the reference rule also gives ``+1``.
+Symmetrically, ``g <= logit(j/B) - delta'`` gives ``p <= sigma(g)(1 + eps) < j/B <= u``:
+the reference rule gives ``-1``. The undecided band has probability about
+``1/B``, so ``exp`` runs on roughly 0.1% of steps. Undecided is tested as
+``(f - t-)(f - t+) < 0`` (one comparison, no unpredictable branch); NaN or
+infinite ``f`` decide to the same spin as the reference rule.
+
+The products ``theta_ik * x_k`` with ``x_k = +-1`` are formed by flipping the
+sign bit of ``theta_ik`` (bit-identical to the multiplication, ``-0.0``
+included), which takes the int-to-float conversion and the multiply off the
+dependency chain.
 
 Everything is private and takes arrays and scalars only; the public wrapper
 :func:`dogs.samplers.gibbs.run_gibbs` validates and casts.
@@ -36,11 +77,57 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.extending import intrinsic
 
 from dogs._kernels.rng import seed_state, uniform_from_bits, xoshiro_next
 
-__all__ = ["seed_states", "gibbs_chain", "gibbs_chains"]
+__all__ = [
+    "THRESHOLD_BIN_BITS",
+    "THRESHOLD_MARGIN",
+    "field_thresholds",
+    "seed_states",
+    "spin_from_field",
+    "gibbs_chain",
+    "gibbs_chains",
+]
+
+THRESHOLD_BIN_BITS = 10
+THRESHOLD_MARGIN = 2.0**-20
+
+
+def field_thresholds(bin_bits: int = THRESHOLD_BIN_BITS, margin: float = THRESHOLD_MARGIN):
+    """Threshold tables ``(low, high)`` on the field ``f`` for the exact fast decision (module docstring).
+
+    ``low[j] = (logit(j / B) - margin) / 2`` and ``high[j] = (logit((j + 1) / B) + margin) / 2``
+    for ``B = 2**bin_bits``, with ``low[0] = -inf`` and ``high[B - 1] = +inf``; read-only arrays.
+    """
+    n_bins = 1 << bin_bits
+    edges = np.arange(n_bins + 1, dtype=np.float64) / n_bins  # exact
+    logit = np.empty(n_bins + 1)
+    logit[0], logit[-1] = -np.inf, np.inf
+    logit[1:-1] = [math.log(v) - math.log1p(-v) for v in edges[1:-1]]
+    low = np.ascontiguousarray((logit[:-1] - margin) / 2.0)
+    high = np.ascontiguousarray((logit[1:] + margin) / 2.0)
+    low.setflags(write=False)
+    high.setflags(write=False)
+    return low, high
+
+
+_SIGN_BIT = np.uint64(1 << 63)
+
+
+@intrinsic
+def _float_from_bits(typingctx, bits):
+    """Reinterpret a ``uint64`` as the ``float64`` with the same bits (an LLVM ``bitcast``, no conversion)."""
+    if bits != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.uint64), codegen
 
 
 @njit(cache=True)
@@ -53,44 +140,73 @@ def seed_states(seeds):
 
 
 @njit(inline="always", cache=True)
-def _advance(indptr, neighbors, coupling, h, scan, start, stop, spins, s0, s1, s2, s3):
-    """Run scan steps ``start <= t < stop`` on ``spins`` (int8, in place); returns the new RNG state."""
+def spin_from_field(field, bits, low, high):
+    """New spin for the local field ``f`` and the 64-bit draw ``bits`` of ``u``: rule (R), decided exactly.
+
+    Returns ``+1`` iff ``u < 1 / (1 + exp(-2 f))`` with ``u = (bits >> 11) * 2**-53``;
+    ``low``/``high`` are the tables of :func:`field_thresholds` (``THRESHOLD_BIN_BITS`` bins).
+    """
+    j = bits >> np.uint64(64 - THRESHOLD_BIN_BITS)
+    below, above = low[j], high[j]
+    spin = np.int8(2 * np.int8(field >= above) - 1)
+    if (field - below) * (field - above) < 0.0:  # undecided band: reference rule
+        u = uniform_from_bits(bits)
+        spin = np.int8(1) if u < 1.0 / (1.0 + math.exp(-2.0 * field)) else np.int8(-1)
+    return spin
+
+
+@njit(inline="always", cache=True)
+def _advance(indptr, neighbors, coupling_bits, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
+    """Run scan steps ``start <= t < stop`` on ``spins`` (int8, in place); returns the new RNG state.
+
+    ``coupling_bits`` is the coupling array viewed as ``uint64``; ``theta * x`` is
+    ``theta`` with its sign bit flipped when ``x = -1``. Indices are cast to
+    unsigned after the ``-1`` test so numba emits no negative-index fix-ups.
+    """
     n_vars = spins.size
+    one = np.uint64(1)
     for t in range(start, stop):
-        site = scan[t]
-        if site < 0:
+        step_site = scan[t]
+        if step_site < 0:
             bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-            site = np.int64(uniform_from_bits(bits) * n_vars)
+            step_site = np.int64(uniform_from_bits(bits) * n_vars)
+        site = np.uint64(step_site)
         field = h[site]
-        for slot in range(indptr[site], indptr[site + 1]):
-            field += coupling[slot] * spins[neighbors[slot]]
+        slot, slot_end = np.uint64(indptr[site]), np.uint64(indptr[site + one])
+        while slot < slot_end:
+            neighbour_sign = np.uint64(np.int64(spins[np.uint64(neighbors[slot])])) & _SIGN_BIT
+            field += _float_from_bits(coupling_bits[slot] ^ neighbour_sign)
+            slot += one
         bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-        prob_plus = 1.0 / (1.0 + math.exp(-2.0 * field))
-        spins[site] = 1 if uniform_from_bits(bits) < prob_plus else -1
+        spins[site] = spin_from_field(field, bits, low, high)
     return s0, s1, s2, s3
 
 
 @njit(cache=True)
-def gibbs_chain(indptr, neighbors, coupling, h, scan, spins, rng_state, record_vars, record_times, recorded):
+def gibbs_chain(indptr, neighbors, coupling_bits, h, scan, spins, rng_state, low, high, record_vars, record_times, recorded):
     """Run one chain through the whole scan, in place, recording at checkpoints.
 
     Parameters
     ----------
-    indptr, neighbors, coupling : arrays
-        CSR neighbour structure of the model (``int64``, index array, ``float64``).
+    indptr, neighbors : (p+1,) int64, (S,) int64
+        CSR neighbour structure of the model.
+    coupling_bits : (S,) uint64
+        The CSR couplings (``float64``) viewed as ``uint64`` (``coupling.view(np.uint64)``).
     h : (p,) float64
         Unary parameters.
     scan : (T,) int64
-        Scan indices; ``-1`` draws the site uniformly.
+        Scan indices in ``[-1, p)``; ``-1`` draws the site uniformly.
     spins : (p,) int8
-        State, overwritten with the state after ``T`` steps.
+        State in {-1, +1}, overwritten with the state after ``T`` steps.
     rng_state : (4,) uint64
         xoshiro256** state, advanced in place.
+    low, high : (2**THRESHOLD_BIN_BITS,) float64
+        Tables of :func:`field_thresholds`.
     record_vars : (V,) int64
         Variables to record.
     record_times : (R,) int64
-        Non-decreasing step counts in ``[0, T]``; ``recorded[r]`` holds the values
-        of ``record_vars`` after ``record_times[r]`` steps.
+        Non-decreasing step counts in ``[0, T]``; ``recorded[r]`` receives the
+        values of ``record_vars`` after ``record_times[r]`` steps.
     recorded : (R, V) int8
         Output buffer.
     """
@@ -98,17 +214,23 @@ def gibbs_chain(indptr, neighbors, coupling, h, scan, spins, rng_state, record_v
     done = 0
     for r in range(record_times.size):
         stop = record_times[r]
-        s0, s1, s2, s3 = _advance(indptr, neighbors, coupling, h, scan, done, stop, spins, s0, s1, s2, s3)
+        s0, s1, s2, s3 = _advance(indptr, neighbors, coupling_bits, h, scan, done, stop, spins, low, high, s0, s1, s2, s3)
         done = stop
         for v in range(record_vars.size):
             recorded[r, v] = spins[record_vars[v]]
-    s0, s1, s2, s3 = _advance(indptr, neighbors, coupling, h, scan, done, scan.size, spins, s0, s1, s2, s3)
+    s0, s1, s2, s3 = _advance(indptr, neighbors, coupling_bits, h, scan, done, scan.size, spins, low, high, s0, s1, s2, s3)
     rng_state[0], rng_state[1], rng_state[2], rng_state[3] = s0, s1, s2, s3
 
 
 @njit(parallel=True, cache=True)
-def gibbs_chains(indptr, neighbors, coupling, h, scan, spins, rng_states, record_vars, record_times, recorded):
-    """Independent chains in parallel (``prange`` over chains): row ``c`` of ``spins`` (C, p),
-    ``rng_states`` (C, 4) and ``recorded`` (C, R, V) belongs to chain ``c``; see :func:`gibbs_chain`."""
+def gibbs_chains(indptr, neighbors, coupling_bits, h, scan, spins, rng_states, low, high, record_vars, record_times, recorded):
+    """Independent chains in parallel (``prange`` over chains).
+
+    Row ``c`` of ``spins`` (C, p), ``rng_states`` (C, 4) and ``recorded``
+    (C, R, V) belongs to chain ``c``; every other argument is shared and read
+    only. See :func:`gibbs_chain`.
+    """
     for c in prange(spins.shape[0]):
-        gibbs_chain(indptr, neighbors, coupling, h, scan, spins[c], rng_states[c], record_vars, record_times, recorded[c])
+        gibbs_chain(
+            indptr, neighbors, coupling_bits, h, scan, spins[c], rng_states[c], low, high, record_vars, record_times, recorded[c]
+        )

@@ -1,0 +1,1 @@
+"""Speed benchmarks, runnable as modules (``python -m dogs.benchmarks.<name>``)."""

@@ -1,0 +1,236 @@
+r"""Gibbs sampling of binary pairwise MRFs with any scan (DoGS Algorithm 1).
+
+For the model of :class:`~dogs.models.BinaryPairwiseMRF`,
+``pi(x) ∝ exp(sum_{i<j} theta_ij x_i x_j + sum_i theta_i x_i)`` on
+``x in {-1, +1}^p``, step ``t`` of the scan updates one site ``i`` (the
+scan's index, or a uniformly drawn site where the scan holds ``-1``, DoGS §2.1)
+by drawing from its full conditional
+
+.. math::
+
+    \pi(X_i = +1 \mid x_{-i}) = \sigma\Big(2\big(\theta_i + \textstyle\sum_{k \in N(i)} \theta_{ik} x_k\big)\Big),
+    \qquad \sigma(z) = 1 / (1 + e^{-z})
+
+(DoGS Appendix A.4, single-count convention). One call runs ``n_chains``
+independent chains of ``T = len(scan)`` steps from the same initial state
+and, optionally, records chosen variables after chosen step counts in the
+same pass (e.g. ``X_1^T`` for every ``T`` of a grid, to measure the bias of
+a length-``T`` sampler for many ``T`` without rerunning; DoGS §5.2, Fig. 5).
+
+Work is reported in site updates (one conditional draw each), the cost unit
+shared by all samplers in this package. Randomness: per-chain ``uint64`` seeds
+are derived with :meth:`numpy.random.SeedSequence.spawn` and drive the
+in-kernel xoshiro256** streams of :mod:`dogs._kernels.rng`; the seeds are
+returned with the result so every chain can be replayed.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from dogs._kernels.gibbs import field_thresholds, gibbs_chain, gibbs_chains, seed_states
+from dogs.models.binary import BinaryPairwiseMRF
+from dogs.scans.base import Scan
+
+__all__ = ["GibbsResult", "chain_seeds", "run_gibbs"]
+
+_LOW_THRESHOLDS, _HIGH_THRESHOLDS = field_thresholds()
+_NO_INDICES = np.zeros(0, dtype=np.int64)
+_NO_INDICES.setflags(write=False)  # read-only like validated indices: one numba specialisation
+
+
+@dataclass(frozen=True, eq=False)
+class GibbsResult:
+    """Output of :func:`run_gibbs`.
+
+    Attributes
+    ----------
+    states : (n_chains, p) int8 array
+        State of every chain after the whole scan, spins in {-1, +1}.
+    recorded : (n_chains, R, V) int8 array or None
+        ``recorded[c, r, v]`` is the value of ``record_vars[v]`` in chain ``c``
+        after ``record_times[r]`` steps; ``None`` when nothing was recorded.
+    record_vars : (V,) int64 array or None
+    record_times : (R,) int64 array or None
+    site_updates : int
+        Work done: ``n_chains * len(scan)`` single-site conditional draws.
+    seeds : (n_chains,) uint64 array
+        Seed of each chain's in-kernel stream (from ``SeedSequence.spawn``).
+    """
+
+    states: np.ndarray
+    recorded: np.ndarray | None
+    record_vars: np.ndarray | None
+    record_times: np.ndarray | None
+    site_updates: int
+    seeds: np.ndarray
+
+    @property
+    def n_chains(self) -> int:
+        return self.states.shape[0]
+
+
+def chain_seeds(seed, n_chains: int) -> np.ndarray:
+    """Per-chain ``uint64`` kernel seeds: child ``c`` of ``SeedSequence(seed).spawn(n_chains)``, one word each.
+
+    ``seed`` is a non-negative int, a :class:`numpy.random.SeedSequence` (not
+    advanced: the same object always yields the same seeds; pass different
+    children for independent runs) or a :class:`numpy.random.Generator`
+    (advanced: 128 bits are drawn from it as entropy).
+    """
+    n_chains = _check_n_chains(n_chains)
+    if isinstance(seed, np.random.SeedSequence):
+        root = np.random.SeedSequence(entropy=seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
+    elif isinstance(seed, np.random.Generator):
+        root = np.random.SeedSequence([int(w) for w in seed.integers(0, 2**32, size=4, dtype=np.uint64)])
+    elif isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        root = np.random.SeedSequence(int(seed))
+    else:
+        raise TypeError(
+            f"seed must be a non-negative int, a numpy.random.SeedSequence or a numpy.random.Generator, "
+            f"got {type(seed).__name__}"
+        )
+    return np.array([child.generate_state(1, np.uint64)[0] for child in root.spawn(n_chains)], dtype=np.uint64)
+
+
+def run_gibbs(
+    model: BinaryPairwiseMRF,
+    scan: Scan,
+    *,
+    seed,
+    n_chains: int = 1,
+    initial_state=1,
+    record_vars=None,
+    record_times=None,
+) -> GibbsResult:
+    r"""Run ``n_chains`` independent Gibbs chains through ``scan`` (DoGS Algorithm 1).
+
+    Step ``t`` updates ``i = scan.indices[t]`` (or a uniformly drawn site when
+    it is ``-1``): with ``f_i = h_i + sum_k theta_ik x_k`` and a fresh uniform
+    ``u``, ``x_i <- +1`` if ``u < sigma(2 f_i)`` else ``-1``. The decision is
+    exactly that floating-point rule (see :mod:`dogs._kernels.gibbs`).
+
+    Parameters
+    ----------
+    model : BinaryPairwiseMRF
+    scan : Scan
+        Scan over ``model.n_vars`` variables; ``-1`` entries are uniform steps.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Root of the per-chain seeds (:func:`chain_seeds`). Same seed, same output.
+    n_chains : int, default 1
+        Number of independent chains (run in parallel with numba threads when > 1).
+    initial_state : +1, -1 or array, default +1
+        Start of every chain: a spin, a ``(p,)`` state shared by all chains or
+        a ``(n_chains, p)`` array; values must be -1 or +1.
+    record_vars, record_times : array-like of int, optional
+        Give both or neither. Record the values of ``record_vars`` (indices in
+        ``[0, p)``) after ``record_times[r]`` steps, for non-decreasing
+        ``record_times`` in ``[0, len(scan)]`` (0 = the initial state).
+
+    Returns
+    -------
+    GibbsResult
+        Final states, recordings, work in site updates and the per-chain seeds.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a non-model, a non-scan, a scan over a different number of
+        variables, bad ``n_chains``, seed, initial state or recording arguments;
+        raised before any sampling.
+
+    Examples
+    --------
+    >>> from dogs.models import grid_model
+    >>> from dogs.scans import systematic_scan
+    >>> model = grid_model(3, 3, coupling=0.2)
+    >>> result = run_gibbs(model, systematic_scan(9, 90), seed=0, n_chains=4, record_vars=[0], record_times=[9, 90])
+    >>> result.recorded.shape, result.site_updates
+    ((4, 2, 1), 360)
+    """
+    if not isinstance(model, BinaryPairwiseMRF):
+        raise TypeError(f"model must be a BinaryPairwiseMRF, got {type(model).__name__}")
+    if not isinstance(scan, Scan):
+        raise TypeError(f"scan must be a dogs.scans.Scan, got {type(scan).__name__}")
+    if scan.n_vars != model.n_vars:
+        raise ValueError(f"scan is over n_vars = {scan.n_vars} variables but the model has {model.n_vars}")
+    n_chains = _check_n_chains(n_chains)
+    n_vars, n_steps = model.n_vars, scan.length
+    spins = _initial_spins(initial_state, n_chains, n_vars)
+    record_vars, record_times = _check_recording(record_vars, record_times, n_vars, n_steps)
+    seeds = chain_seeds(seed, n_chains)
+
+    recording = record_vars is not None
+    rec_vars = record_vars if recording else _NO_INDICES
+    rec_times = record_times if recording else _NO_INDICES
+    recorded = np.zeros((n_chains, rec_times.size, rec_vars.size), dtype=np.int8)
+    rng_states = seed_states(seeds)
+    arrays = (model.indptr, model.neighbors, model.coupling.view(np.uint64), model.h, scan.indices)
+    if n_chains == 1:
+        gibbs_chain(*arrays, spins[0], rng_states[0], _LOW_THRESHOLDS, _HIGH_THRESHOLDS, rec_vars, rec_times, recorded[0])
+    else:
+        gibbs_chains(*arrays, spins, rng_states, _LOW_THRESHOLDS, _HIGH_THRESHOLDS, rec_vars, rec_times, recorded)
+    return GibbsResult(
+        states=spins,
+        recorded=recorded if recording else None,
+        record_vars=record_vars,
+        record_times=record_times,
+        site_updates=n_chains * n_steps,
+        seeds=seeds,
+    )
+
+
+# ---------------------------------------------------------------- validation
+def _check_n_chains(n_chains) -> int:
+    if isinstance(n_chains, (bool, np.bool_)) or not isinstance(n_chains, numbers.Integral):
+        raise TypeError(f"n_chains must be an integer, got {type(n_chains).__name__}")
+    if n_chains < 1:
+        raise ValueError(f"n_chains must be >= 1, got {n_chains}")
+    return int(n_chains)
+
+
+def _initial_spins(initial_state, n_chains: int, n_vars: int) -> np.ndarray:
+    values = np.asarray(initial_state)
+    if values.dtype == bool or not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
+        raise TypeError(f"initial_state must hold the numbers -1 and +1, got dtype {values.dtype}")
+    if values.ndim == 0 or values.shape in ((n_vars,), (n_chains, n_vars)):
+        if not np.all((values == 1) | (values == -1)):
+            bad = values[~((values == 1) | (values == -1))].ravel()[:3] if values.ndim else values
+            raise ValueError(f"initial_state values must be -1 or +1 (spins), found {bad!r}")
+        return np.ascontiguousarray(np.broadcast_to(values.astype(np.int8), (n_chains, n_vars))).copy()
+    raise ValueError(
+        f"initial_state must be a spin, a ({n_vars},) state or a ({n_chains}, {n_vars}) array, got shape {values.shape}"
+    )
+
+
+def _index_array(name: str, values) -> np.ndarray:
+    array = np.atleast_1d(np.asarray(values))
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d sequence of integers, got shape {array.shape}")
+    if array.size and (array.dtype == bool or not np.issubdtype(array.dtype, np.integer)):
+        raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
+def _check_recording(record_vars, record_times, n_vars: int, n_steps: int):
+    if record_vars is None and record_times is None:
+        return None, None
+    if record_vars is None or record_times is None:
+        missing = "record_vars" if record_vars is None else "record_times"
+        raise ValueError(f"record_vars and record_times go together: {missing} is missing")
+    rec_vars = _index_array("record_vars", record_vars)
+    rec_times = _index_array("record_times", record_times)
+    if rec_vars.size and (rec_vars.min() < 0 or rec_vars.max() >= n_vars):
+        raise ValueError(f"record_vars must index variables 0..{n_vars - 1}")
+    if rec_times.size and (rec_times.min() < 0 or rec_times.max() > n_steps):
+        raise ValueError(f"record_times must lie in [0, {n_steps}] (the scan length)")
+    if np.any(np.diff(rec_times) < 0):
+        raise ValueError("record_times must be non-decreasing")
+    rec_vars.setflags(write=False)
+    rec_times.setflags(write=False)
+    return rec_vars, rec_times
