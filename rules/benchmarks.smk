@@ -8,6 +8,7 @@ rule benchmark_gibbs:
         result("benchmarks/gibbs.json"),
     params:
         side=config["benchmarks"]["gibbs_side"],
+        pgmpy_side=config["benchmarks"]["pgmpy_side"],
         repeats=config["benchmarks"]["repeats"],
         seed=config["root_seed"],
     log:
@@ -18,7 +19,7 @@ rule benchmark_gibbs:
         CONDA_ENV
     shell:
         "{PYTHON} -m dogs.benchmarks.gibbs --out {output} --side {params.side}"
-        " --repeats {params.repeats} --seed {params.seed} > {log} 2>&1"
+        " --pgmpy-side {params.pgmpy_side} --repeats {params.repeats} --seed {params.seed} > {log} 2>&1"
 
 
 rule benchmark_dogs:
@@ -26,7 +27,7 @@ rule benchmark_dogs:
         result("benchmarks/dogs.json"),
     params:
         side=config["benchmarks"]["dogs_side"],
-        repeats=config["benchmarks"]["repeats"],
+        length=2 * config["benchmarks"]["dogs_side"] ** 2,  # two sweeps, as in DoGS §5.2 (2e6 on 1000x1000)
         seed=config["root_seed"],
     log:
         result("logs/benchmarks/dogs.log"),
@@ -36,7 +37,7 @@ rule benchmark_dogs:
         CONDA_ENV
     shell:
         "{PYTHON} -m dogs.benchmarks.dogs --out {output} --side {params.side}"
-        " --repeats {params.repeats} --seed {params.seed} > {log} 2>&1"
+        " --length {params.length} --seed {params.seed} > {log} 2>&1"
 
 
 rule summarise_benchmarks:
