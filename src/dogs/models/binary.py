@@ -31,7 +31,22 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
-__all__ = ["BinaryPairwiseMRF", "grid_edges", "grid_model"]
+__all__ = ["BinaryPairwiseMRF", "grid_edges", "grid_model", "neighbour_lists"]
+
+
+def neighbour_lists(edges: np.ndarray, n_vars: int):
+    """CSR neighbour lists of an undirected edge list: ``(indptr, neighbors, edge_of)``.
+
+    The neighbours of ``i`` are ``neighbors[indptr[i]:indptr[i + 1]]`` in increasing order,
+    and ``edge_of[slot]`` is the row of ``edges`` that slot comes from.
+    """
+    heads = np.concatenate([edges[:, 0], edges[:, 1]])
+    tails = np.concatenate([edges[:, 1], edges[:, 0]])
+    edge_ids = np.concatenate([np.arange(len(edges)), np.arange(len(edges))])
+    order = np.lexsort((tails, heads))
+    indptr = np.zeros(n_vars + 1, dtype=np.int64)
+    np.cumsum(np.bincount(heads, minlength=n_vars), out=indptr[1:])
+    return indptr, tails[order].astype(np.int64), edge_ids[order].astype(np.int64)
 
 
 def grid_edges(rows: int, cols: int, torus: bool = False) -> np.ndarray:
@@ -128,18 +143,12 @@ class BinaryPairwiseMRF:
         self._build_csr()
 
     def _build_csr(self):
-        p, e = self.n_vars, len(self.edges)
-        heads = np.concatenate([self.edges[:, 0], self.edges[:, 1]])
-        tails = np.concatenate([self.edges[:, 1], self.edges[:, 0]])
-        edge_ids = np.concatenate([np.arange(e), np.arange(e)])
-        order = np.lexsort((tails, heads))
-        indptr = np.zeros(p + 1, dtype=np.int64)
-        np.cumsum(np.bincount(heads, minlength=p), out=indptr[1:])
+        indptr, neighbors, edge_of = neighbour_lists(self.edges, self.n_vars)
         for name, value in (
             ("indptr", indptr),
-            ("neighbors", tails[order].astype(np.int64)),
-            ("coupling", self.theta[edge_ids[order]]),
-            ("edge_of", edge_ids[order].astype(np.int64)),
+            ("neighbors", neighbors),
+            ("coupling", self.theta[edge_of]),
+            ("edge_of", edge_of),
         ):
             value.setflags(write=False)
             object.__setattr__(self, name, value)

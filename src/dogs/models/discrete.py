@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dogs.models.binary import neighbour_lists
+
 __all__ = ["DiscretePairwiseMRF"]
 
 
@@ -86,15 +88,10 @@ class DiscretePairwiseMRF:
         object.__setattr__(self, "unary", tuple(unary))
         object.__setattr__(self, "edges", edges)
         object.__setattr__(self, "tables", tuple(tables))
-        heads = np.concatenate([edges[:, 0], edges[:, 1]])
-        tails = np.concatenate([edges[:, 1], edges[:, 0]])
-        ids = np.concatenate([np.arange(len(edges)), np.arange(len(edges))])
-        order = np.lexsort((tails, heads))
-        indptr = np.zeros(p + 1, dtype=np.int64)
-        np.cumsum(np.bincount(heads, minlength=p), out=indptr[1:])
+        indptr, neighbors, edge_of = neighbour_lists(edges, p)
         object.__setattr__(self, "indptr", indptr)
-        object.__setattr__(self, "neighbors", tails[order])
-        object.__setattr__(self, "edge_of", ids[order])
+        object.__setattr__(self, "neighbors", neighbors)
+        object.__setattr__(self, "edge_of", edge_of)
 
     @property
     def n_vars(self) -> int:
