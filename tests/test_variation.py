@@ -10,39 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
 
+from random_problems import random_influence, random_steps, random_weights
 from dogs.scans.base import UNIFORM, Scan, explicit_scan, systematic_scan, uniform_scan
 from dogs.scans.variation import dobrushin_variation, dobrushin_variation_curve, uniform_variation_curve
-
-
-# ----------------------------------------------------------------------------- helpers
-def random_influence(rng, p, density, row_sum):
-    """Sparse non-negative p x p matrix with zero diagonal whose non-empty rows sum to about ``row_sum``."""
-    dense = rng.uniform(0.05, 1.0, (p, p)) * (rng.random((p, p)) < density)
-    np.fill_diagonal(dense, 0.0)
-    sums = dense.sum(axis=1, keepdims=True)
-    dense = np.divide(dense * row_sum * rng.uniform(0.5, 1.0, (p, 1)), sums, out=np.zeros_like(dense), where=sums > 0)
-    return sparse.csr_matrix(dense)
-
-
-def random_steps(rng, p, length, kind):
-    steps = rng.integers(0, p, length)
-    if kind == "uniform":
-        steps[:] = UNIFORM
-    elif kind == "mixed":
-        steps[rng.random(length) < 0.4] = UNIFORM
-    return steps
-
-
-def random_weights(rng, p, kind):
-    if kind == "ones":
-        return np.ones(p)
-    if kind == "basis":
-        d = np.zeros(p)
-        d[rng.integers(p)] = 1.0
-        return d
-    d = rng.uniform(0, 2, p)
-    d[rng.random(p) < 0.3] = 0.0
-    return d
 
 
 def dense_variation(steps, weights, influence):
