@@ -45,7 +45,7 @@ from scipy import sparse
 
 from dogs.io import machine_info, write_json
 from dogs.models.binary import grid_model
-from dogs.scans.base import systematic_scan, uniform_scan
+from dogs.scans.base import paper_systematic_scan, systematic_scan, uniform_scan
 from dogs.scans.dogs import dogs_scan, length_doubling_dogs
 from dogs.scans.variation import dobrushin_variation
 from dogs.seeds import make_rng, seed_record
@@ -74,12 +74,6 @@ def influence_for(model) -> tuple[sparse.csr_matrix, str]:
     p = model.n_vars
     bound = sparse.csr_matrix((np.tanh(np.abs(model.coupling)), model.neighbors, model.indptr), shape=(p, p))
     return bound, "inline tanh|theta_ij| (zero field)"
-
-
-def paper_systematic_scan(n_vars: int, length: int):
-    """The systematic scan as written in DoGS §2.1, :math:`q_t = e_{(t \\bmod p) + 1}` for ``t = 1..T``
-    (1-based): variables 2, 3, ..., p, 1, 2, ... -- in 0-based indices ``t mod p`` for ``t = 1..T``."""
-    return systematic_scan(n_vars, length, order=np.roll(np.arange(n_vars), -1))
 
 
 def _grid(rows: int, rng):

@@ -1,6 +1,15 @@
 """Scans, Dobrushin variation and DoGS scan optimisation (DoGS §§3-4)."""
 
-from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, explicit_scan, make_scan, systematic_scan, uniform_scan
+from dogs.scans.base import (
+    SCAN_NAMES,
+    UNIFORM,
+    Scan,
+    explicit_scan,
+    make_scan,
+    paper_systematic_scan,
+    systematic_scan,
+    uniform_scan,
+)
 from dogs.scans.dogs import (
     DoGSResult,
     IteratedDoGSResult,
@@ -18,6 +27,7 @@ __all__ = [
     "explicit_scan",
     "make_scan",
     "systematic_scan",
+    "paper_systematic_scan",
     "uniform_scan",
     "dobrushin_variation",
     "dobrushin_variation_curve",

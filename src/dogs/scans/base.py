@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["UNIFORM", "SCAN_NAMES", "Scan", "systematic_scan", "uniform_scan", "explicit_scan", "make_scan"]
+__all__ = ["UNIFORM", "SCAN_NAMES", "Scan", "systematic_scan", "paper_systematic_scan", "uniform_scan", "explicit_scan", "make_scan"]
 
 UNIFORM = -1
 SCAN_NAMES = ("uniform", "systematic")
@@ -93,6 +93,18 @@ def systematic_scan(n_vars: int, length: int, order=None) -> Scan:
     if order.ndim != 1 or order.size < 1:
         raise ValueError("order must be a non-empty 1-d array of variable indices")
     return Scan(order[np.arange(length) % order.size], n_vars)
+
+
+def paper_systematic_scan(n_vars: int, length: int) -> Scan:
+    r"""The systematic scan exactly as DoGS §2.1 writes it: :math:`q_t = e_{(t \bmod p) + 1}` for ``t = 1..T``.
+
+    In 0-based indices this visits ``1, 2, ..., p - 1, 0, 1, ...``: every sweep *ends* on
+    variable 0. For a target at variable 0 (``d = e_1``) this phase matters: with it the
+    §5.2 length-doubling search stops at length 16, as the paper reports; with
+    :func:`systematic_scan` (sweeps starting at variable 0) it stops at length 4.
+    """
+    n_vars = _check_n_vars(n_vars)
+    return systematic_scan(n_vars, length, order=np.roll(np.arange(n_vars), -1))
 
 
 def uniform_scan(n_vars: int, length: int) -> Scan:
