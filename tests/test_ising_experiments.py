@@ -1,0 +1,365 @@
+"""The Ising guarantee experiments (DoGS §5.1, §5.4, §5.6): settings checks, result formats, reproducibility.
+
+Everything runs on tiny grids (a few seconds); the workflow itself is exercised by tests/test_workflow.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from dogs.bounds import influence_binary_pairwise
+from dogs.experiments import ising10, ising40, loose_bounds
+from dogs.models.binary import BinaryPairwiseMRF, grid_edges, grid_model
+from dogs.scans.base import Scan, systematic_scan
+from dogs.scans.variation import dobrushin_variation
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _merged_config() -> dict:
+    """config.yaml with smoke.yaml on top (recursive, like Snakemake's --configfile)."""
+
+    def update(base, extra):
+        for key, value in extra.items():
+            if isinstance(value, dict) and isinstance(base.get(key), dict):
+                update(base[key], value)
+            else:
+                base[key] = value
+        return base
+
+    full = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    return full, update(copy.deepcopy(full), yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text()))
+
+
+FULL, SMOKE = _merged_config()
+
+TINY10 = {
+    "side": 4, "n_replicates": 2, "field_values": [0.0, 1.0], "coupling_range": [0.0, 0.25],
+    "lengths": {"start": 8, "stop": 64, "step": 8}, "max_iterations": 10,
+    "measure": {"replicates": [0], "scans": ["uniform", "systematic", "dogs", "dogs_iterated"], "n_chains": 200,
+                "lengths": {"start": 4, "stop": 32, "step": 4}, "initial_state": 1},
+}
+TINY40 = {
+    "side": 5, "target": 0, "max_iterations": 10,
+    "models": {
+        "open": {"coupling": float(np.arctanh(0.25)), "torus": False, "field": 0.0,
+                 "lengths": {"start": 25, "stop": 100, "step": 25}, "segments": [0.0, 0.5, 1.0]},
+        "torus": {"coupling": 0.25, "torus": True, "field": 0.0,
+                  "lengths": {"start": 25, "stop": 100, "step": 25}, "segments": [0.0, 0.5, 1.0]},
+    },
+    "bias": {"scans": ["systematic", "dogs"], "n_chains": 50, "repetitions": 1,
+             "lengths": {"start": 5, "stop": 100, "per_decade": 4}, "initial_state": 1, "speed_level": 0.3},
+}
+TINY_LOOSE = {
+    "side": 4, "torus": True, "coupling": 0.165, "field": 0.0, "target": 0, "scales": [1.0, 1.5],
+    "lengths": {"start": 8, "stop": 48, "step": 8},
+    "bias": {"scans": ["systematic", "dogs"], "n_chains": 40, "lengths": {"start": 2, "stop": 48, "per_decade": 4},
+             "initial_state": 1, "speed_level": 0.3},
+}
+
+
+def run(module, *args):
+    return module.main([str(a) for a in args])
+
+
+# --------------------------------------------------------------------------- settings
+@pytest.mark.parametrize("config", [FULL, SMOKE], ids=["paper", "smoke"])
+def test_the_configs_pass_the_module_checks(config):
+    ising10.check_settings(config["ising10"])
+    ising40.check_settings(config["ising40"])
+    loose_bounds.check_settings(config["loose_bounds"])
+
+
+def test_the_configs_pass_the_schema():
+    from snakemake.utils import validate
+
+    for config in (FULL, SMOKE):
+        validate(copy.deepcopy(config), str(ROOT / "config" / "schema.yaml"))
+
+
+@pytest.mark.parametrize(
+    "section, path, value",
+    [
+        ("ising10", ("measure", "scans"), ["systematic", "zigzag"]),
+        ("ising40", ("bias", "scans"), ["dogs", "gibbs"]),
+        ("loose_bounds", ("bias", "scans"), ["uniform"]),
+        ("ising10", ("lengths", "step"), 0),
+        ("ising40", ("side",), 1),
+        ("loose_bounds", ("scales",), [0.5, 1.0]),
+    ],
+)
+def test_the_schema_names_the_bad_key(section, path, value):
+    from snakemake.utils import validate
+
+    config = copy.deepcopy(FULL)
+    node = config[section]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(Exception, match=path[-1]):
+        validate(config, str(ROOT / "config" / "schema.yaml"))
+
+
+@pytest.mark.parametrize(
+    "module, settings, path, value, message",
+    [
+        (ising10, TINY10, ("measure", "scans"), ["systematic", "zigzag"], r"ising10\.measure\.scans: unknown scan name 'zigzag'"),
+        (ising10, TINY10, ("lengths",), {"start": 10, "stop": 5, "step": 1}, r"ising10\.lengths\.stop"),
+        (ising10, TINY10, ("measure", "replicates"), [5], r"ising10\.measure\.replicates"),
+        (ising10, TINY10, ("measure", "replicates"), [1], r"ising10\.measure\.replicates: must include replicate 0"),
+        (ising40, TINY40, ("bias", "repetitions"), 0, r"ising40\.bias\.repetitions"),
+        (ising10, TINY10, ("field_values",), None, r"ising10\.field_values"),
+        (ising40, TINY40, ("bias", "scans"), ["random"], r"ising40\.bias\.scans: unknown scan name 'random'"),
+        (ising40, TINY40, ("models", "open", "segments"), [0.0, 0.7, 0.6, 1.0], r"ising40\.models\.open\.segments"),
+        (ising40, TINY40, ("target",), 25, r"ising40\.target"),
+        (loose_bounds, TINY_LOOSE, ("scales",), [1.1, 1.5], r"loose_bounds\.scales"),
+        (loose_bounds, TINY_LOOSE, ("bias", "scans"), ["dogs_iterated"], r"loose_bounds\.bias\.scans"),
+    ],
+)
+def test_bad_settings_name_the_key(module, settings, path, value, message):
+    bad = copy.deepcopy(settings)
+    node = bad
+    for key in path[:-1]:
+        node = node[key]
+    if value is None:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    with pytest.raises(ValueError, match=message):
+        module.check_settings(bad)
+
+
+def test_command_line_stops_on_bad_settings_before_writing(tmp_path):
+    bad = copy.deepcopy(TINY10)
+    bad["measure"]["scans"] = ["zigzag"]
+    cmd = [sys.executable, "-m", "dogs.experiments.ising10", "replicate", "--settings", json.dumps(bad),
+           "--seed", "1", "--replicate", "0", "--outdir", str(tmp_path / "rep0")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "ising10.measure.scans" in proc.stderr and "zigzag" in proc.stderr
+    assert not (tmp_path / "rep0").exists()
+
+
+def test_lengths_include_stop_on_the_grid():
+    assert ising10.lengths_from({"start": 5, "stop": 20, "step": 5}, "x").tolist() == [5, 10, 15, 20]
+    assert ising10.lengths_from({"start": 5, "stop": 22, "step": 5}, "x").tolist() == [5, 10, 15, 20]
+    log_grid = ising10.lengths_from({"start": 10, "stop": 16000, "per_decade": 12}, "x")
+    assert log_grid[0] == 10 and log_grid[-1] == 16000 and np.all(np.diff(log_grid) > 0)
+    assert 35 <= log_grid.size <= 41
+    with pytest.raises(ValueError, match="either step or per_decade"):
+        ising10.lengths_from({"start": 1, "stop": 5, "step": 1, "per_decade": 3}, "x")
+    with pytest.raises(ValueError, match="x.start"):
+        ising10.lengths_from({"start": 0, "stop": 22, "step": 5}, "x")
+
+
+# --------------------------------------------------------------------------- E1
+@pytest.fixture(scope="module")
+def replicate_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ising10") / "rep0"
+    settings = json.dumps(TINY10)
+    run(ising10, "replicate", "--settings", settings, "--seed", 7, "--replicate", 0, "--outdir", out)
+    run(ising10, "measure", "--settings", settings, "--seed", 7, "--replicate", 0, "--outdir", out, "--threads", 1)
+    return out
+
+
+def test_replicate_result_files(replicate_dir):
+    with np.load(replicate_dir / "model.npz") as data:
+        assert set(data.files) == {"shape", "edges", "theta", "h"}
+        assert data["shape"].tolist() == [4, 4]
+        assert np.array_equal(data["edges"], grid_edges(4, 4))
+        assert data["theta"].shape == (len(grid_edges(4, 4)),)
+        assert np.all((data["theta"] >= 0) & (data["theta"] <= 0.25))
+        assert set(np.unique(data["h"])) <= {0.0, 1.0}
+    model = BinaryPairwiseMRF.from_npz(replicate_dir / "model.npz")
+    guarantees = pd.read_csv(replicate_dir / "guarantees.csv")
+    assert list(guarantees.columns) == ["scan", "T", "bound"]
+    assert set(guarantees["scan"]) == {"uniform", "systematic", "dogs", "dogs_iterated"}
+    lengths = np.union1d(np.arange(8, 65, 8), np.arange(4, 33, 4))
+    for scan, part in guarantees.groupby("scan"):
+        assert part["T"].tolist() == lengths.tolist(), scan
+    with np.load(replicate_dir / "scans.npz") as scans:
+        assert set(scans.files) == {"systematic", "dogs", "dogs_iterated"}
+        influence = influence_binary_pairwise(model)
+        for name in scans.files:
+            assert scans[name].size == 64 and np.issubdtype(scans[name].dtype, np.integer)
+            value = dobrushin_variation(Scan(scans[name], 16), np.ones(16), influence)
+            stored = guarantees.query("scan == @name and T == 64")["bound"].item()
+            assert value == pytest.approx(stored, rel=1e-12)
+    for suffix in ("model", "guarantees", "scans", "dogs_scans", "measured_error", "exact_marginals"):
+        meta = json.loads((replicate_dir / f"{suffix}.meta.json").read_text())
+        assert meta["settings"]["side"] == 4
+
+
+def test_dogs_never_worse_and_iterating_never_worse(replicate_dir):
+    wide = pd.read_csv(replicate_dir / "guarantees.csv").pivot(index="T", columns="scan", values="bound")
+    assert np.all(wide["dogs"] <= wide["systematic"] * (1 + 1e-12))
+    assert np.all(wide["dogs_iterated"] <= wide["dogs"] * (1 + 1e-12))
+    assert np.all(np.diff(wide["systematic"].to_numpy()) <= 1e-12)
+
+
+def test_measured_error_below_guarantee_and_near_floor(replicate_dir):
+    measured = pd.read_csv(replicate_dir / "measured_error.csv")
+    assert list(measured.columns) == ["scan", "T", "error", "bound", "noise_floor", "n_chains"]
+    floor = measured["noise_floor"].iloc[0]
+    # the guarantee bounds the sum of marginal TVs; the estimate exceeds it by at most a few noise floors
+    assert np.all(measured["error"] <= measured["bound"] + 4 * floor)
+    late = measured[measured["T"] == measured["T"].max()]
+    assert np.all(late["error"] < 3 * floor)
+
+
+def test_noise_floor_matches_simulation():
+    rng = np.random.default_rng(0)
+    p_plus = np.array([0.1, 0.5, 0.93])
+    n = 50
+    draws = rng.binomial(n, p_plus, size=(20000, 3)) / n
+    simulated = np.abs(draws - p_plus).sum(axis=1).mean()
+    assert ising10.noise_floor(p_plus, n) == pytest.approx(simulated, rel=0.02)
+
+
+def test_same_seed_same_numbers_other_seed_other_model(replicate_dir, tmp_path):
+    settings = json.dumps(TINY10)
+    again = tmp_path / "again"
+    run(ising10, "replicate", "--settings", settings, "--seed", 7, "--replicate", 0, "--outdir", again)
+    run(ising10, "measure", "--settings", settings, "--seed", 7, "--replicate", 0, "--outdir", again, "--threads", 2)
+    for name in ("guarantees.csv", "measured_error.csv"):
+        pd.testing.assert_frame_equal(pd.read_csv(replicate_dir / name), pd.read_csv(again / name))
+    with np.load(replicate_dir / "scans.npz") as a, np.load(again / "scans.npz") as b:
+        assert all(np.array_equal(a[k], b[k]) for k in a.files)
+    other = tmp_path / "other"
+    run(ising10, "replicate", "--settings", settings, "--seed", 8, "--replicate", 0, "--outdir", other)
+    with np.load(replicate_dir / "model.npz") as a, np.load(other / "model.npz") as b:
+        assert not np.array_equal(a["theta"], b["theta"])
+
+
+def test_summary_and_claims(replicate_dir, tmp_path):
+    settings = json.dumps(TINY10)
+    rep1 = replicate_dir.parent / "rep1"
+    run(ising10, "replicate", "--settings", settings, "--seed", 7, "--replicate", 1, "--outdir", rep1)
+    claims = tmp_path / "claims.json"
+    run(ising10, "summary", "--settings", settings, "--seed", 7, "--guarantees", replicate_dir / "guarantees.csv",
+        rep1 / "guarantees.csv", "--measured", replicate_dir / "measured_error.csv", "--summary",
+        tmp_path / "summary.csv", "--claims", claims, "--smoke")
+    data = json.loads(claims.read_text())
+    assert data["family"] == "ising10" and data["smoke"] is True
+    paper_ids = {row["id"] for row in yaml.safe_load((ROOT / "config" / "paper_claims.yaml").read_text())}
+    assert set(data["claims"]) <= paper_ids
+    assert {c["verdict"] for c in data["claims"].values()} <= {"reproduced", "partly", "not reproduced"}
+    summary = pd.read_csv(tmp_path / "summary.csv")
+    assert set(summary["replicate"]) == {0, 1}
+
+
+# --------------------------------------------------------------------------- E2
+def test_manhattan_distance_wraps_on_the_torus():
+    open_d = ising40.manhattan_distance(5, 0, torus=False).reshape(5, 5)
+    torus_d = ising40.manhattan_distance(5, 0, torus=True).reshape(5, 5)
+    assert open_d[4, 4] == 8 and torus_d[4, 4] == 2 and torus_d[2, 3] == 4
+    assert open_d[0, 0] == torus_d[0, 0] == 0
+
+
+def test_scan_profile_counts_every_step():
+    side, length = 4, 64
+    indices = systematic_scan(side * side, length).indices
+    prof = ising40.scan_profile(indices, side, 0, False, [0.0, 0.5, 1.0])
+    hist = prof["histogram"]
+    assert hist["visits"].sum() == length and hist["n_sites"].sum() == side * side
+    assert np.allclose(hist["visits_per_site"], length / side**2)
+    assert np.allclose(prof["maps"], 1.0)  # systematic = rate 1 everywhere
+    assert prof["distance_by_step"].size == length
+
+
+def test_ising40_steps_and_bias(tmp_path):
+    settings = json.dumps(TINY40)
+    for model in ("open", "torus"):
+        out = tmp_path / model
+        run(ising40, "guarantees", "--settings", settings, "--seed", 3, "--model", model, "--outdir", out)
+        run(ising40, "profile", "--settings", settings, "--seed", 3, "--model", model, "--outdir", out)
+        guarantees = pd.read_csv(out / "guarantees.csv")
+        assert list(guarantees.columns) == ["scan", "T", "bound"]
+        with np.load(out / "scans.npz") as scans:
+            assert set(scans.files) == {"systematic", "dogs", "dogs_iterated"} and scans["dogs"].size == 100
+        model_obj = BinaryPairwiseMRF.from_npz(out / "model.npz")
+        assert model_obj.n_edges == (50 if model == "torus" else 40)
+    for k in (0, 1):
+        run(ising40, "bias", "--settings", settings, "--seed", 3, "--repetition", k, "--outdir", tmp_path / "torus",
+            "--out", tmp_path / "torus" / f"bias_rep{k}.csv", "--threads", 2)
+    a, b = (pd.read_csv(tmp_path / "torus" / f"bias_rep{k}.csv") for k in (0, 1))
+    assert list(a.columns) == ["scan", "T", "mean", "se", "n_chains"]
+    assert not np.array_equal(a["mean"], b["mean"])  # independent repetitions
+    run(ising40, "bias", "--settings", settings, "--seed", 3, "--repetition", 0, "--outdir", tmp_path / "torus",
+        "--out", tmp_path / "again.csv")
+    pd.testing.assert_frame_equal(a, pd.read_csv(tmp_path / "again.csv"))  # threads do not change numbers
+    claims = tmp_path / "claims.json"
+    run(ising40, "summary", "--settings", settings, "--seed", 3,
+        "--guarantees", tmp_path / "open" / "guarantees.csv", tmp_path / "torus" / "guarantees.csv",
+        "--profiles", tmp_path / "open" / "profile.npz", tmp_path / "torus" / "profile.npz",
+        "--bias", tmp_path / "torus" / "bias_rep0.csv", tmp_path / "torus" / "bias_rep1.csv",
+        "--summary", tmp_path / "summary.csv", "--claims", claims)
+    assert set(json.loads(claims.read_text())["claims"]) <= {
+        "dogs_s54_bulk_single_run", "dogs_s54_bias_faster", "dogs_b3_zeroes_in", "dogs_s51_actual_gains_exceed_bound_gains"}
+    assert {"dogs_s54_bulk_single_run", "dogs_s54_bias_faster", "dogs_b3_zeroes_in"} <= set(
+        json.loads(claims.read_text())["claims"])
+
+
+def test_bias_of_an_uncoupled_model_vanishes_after_one_update():
+    model = grid_model(3, 3, 0.0)
+    frame = ising40.measure_bias(model, 0, ["systematic"], [1, 9], {}, 4000, 1, ("test",), 0, progress=None)
+    assert np.all(np.abs(frame["mean"]) < 4 * frame["se"])
+
+
+def test_first_below():
+    frame = pd.DataFrame({"T": [1, 2, 3, 4], "mean": [0.9, 0.5, 0.1, 0.3], "se": 0.05})
+    assert ising40.first_below(frame, 0.2) == 3
+    assert ising40.first_below(frame, 0.01) is None
+
+
+# --------------------------------------------------------------------------- E3
+def test_loose_bounds_steps(tmp_path):
+    settings = json.dumps(TINY_LOOSE)
+    run(loose_bounds, "guarantees", "--settings", settings, "--seed", 5, "--outdir", tmp_path)
+    guarantees = pd.read_csv(tmp_path / "guarantees.csv")
+    assert list(guarantees.columns) == ["scale", "scan", "T", "bound", "bound_tight"]
+    tight = guarantees[guarantees["scale"] == 1.0]
+    assert np.allclose(tight["bound"], tight["bound_tight"])
+    loose = guarantees[guarantees["scale"] == 1.5]
+    # a looser C-bar certifies less, and the systematic scan's tight value does not depend on s
+    assert np.all(loose["bound"].to_numpy() >= loose["bound_tight"].to_numpy() * (1 - 1e-12))
+    assert np.allclose(loose.query("scan == 'systematic'")["bound_tight"], tight.query("scan == 'systematic'")["bound"])
+    run(loose_bounds, "bias", "--settings", settings, "--seed", 5, "--outdir", tmp_path, "--out", tmp_path / "bias.csv")
+    bias = pd.read_csv(tmp_path / "bias.csv")
+    assert set(bias["scale"]) == {1.0, 1.5} and set(bias["scan"]) == {"systematic", "dogs"}
+    run(loose_bounds, "summary", "--settings", settings, "--seed", 5, "--guarantees", tmp_path / "guarantees.csv",
+        "--bias", tmp_path / "bias.csv", "--summary", tmp_path / "summary.csv", "--claims", tmp_path / "claims.json")
+    assert "dogs_s56_graceful_degradation" in json.loads((tmp_path / "claims.json").read_text())["claims"]
+
+
+def test_paper_claims_rows_of_these_families():
+    rows = yaml.safe_load((ROOT / "config" / "paper_claims.yaml").read_text())
+    ours = {row["id"]: row for row in rows if row["family"] in {"ising10", "ising40", "loose_bounds"}}
+    assert set(ours) == {
+        "dogs_s51_systematic_beats_uniform", "dogs_s51_dogs_two_orders", "dogs_s51_bulk_single_run",
+        "dogs_s51_actual_gains_exceed_bound_gains",
+        "dogs_s54_bulk_single_run", "dogs_s54_bias_faster", "dogs_b3_zeroes_in", "dogs_s56_graceful_degradation"}
+    for row in ours.values():
+        assert row["paper"] == "DoGS" and row["where"] and row["claim"] and row["paper_value"]
+
+
+def test_workflow_refuses_an_unknown_scan_name_before_any_job(tmp_path):
+    extra = {"results_dir": str(tmp_path / "results"), "figures_dir": str(tmp_path / "figures"),
+             "ising40": {"bias": {"scans": ["systematic", "zigzag"]}}}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(extra))
+    cmd = [sys.executable, "-m", "snakemake", "-n", "fig5", "--configfile", "config/smoke.yaml", str(path)]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "zigzag" in text and "scans" in text, text[-2000:]
+    assert not (tmp_path / "results").exists()
