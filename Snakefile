@@ -1,7 +1,7 @@
 # DoGS replication workflow: the table of contents.
 #   snakemake --cores 2                                   every figure and table, paper scale
 #   snakemake --cores 2 --configfile config/smoke.yaml    the same DAG at tiny scale (CI)
-#   snakemake --cores 2 fig_he2a                          one figure group
+#   snakemake --cores 2 fig_he2a                          one figure group (put targets before --configfile)
 # Settings: config/config.yaml (documented), validated against config/schema.yaml.
 
 from snakemake.utils import validate

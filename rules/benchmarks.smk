@@ -7,6 +7,7 @@ rule benchmark_gibbs:
     output:
         result("benchmarks/gibbs.json"),
     params:
+        python=PYTHON,
         side=config["benchmarks"]["gibbs_side"],
         pgmpy_side=config["benchmarks"]["pgmpy_side"],
         repeats=config["benchmarks"]["repeats"],
@@ -18,7 +19,7 @@ rule benchmark_gibbs:
     conda:
         CONDA_ENV
     shell:
-        "{PYTHON} -m dogs.benchmarks.gibbs --out {output} --side {params.side}"
+        "{params.python} -m dogs.benchmarks.gibbs --out {output} --side {params.side}"
         " --pgmpy-side {params.pgmpy_side} --repeats {params.repeats} --seed {params.seed} > {log} 2>&1"
 
 
@@ -26,6 +27,7 @@ rule benchmark_dogs:
     output:
         result("benchmarks/dogs.json"),
     params:
+        python=PYTHON,
         side=config["benchmarks"]["dogs_side"],
         length=2 * config["benchmarks"]["dogs_side"] ** 2,  # two sweeps, as in DoGS §5.2 (2e6 on 1000x1000)
         seed=config["root_seed"],
@@ -36,7 +38,7 @@ rule benchmark_dogs:
     conda:
         CONDA_ENV
     shell:
-        "{PYTHON} -m dogs.benchmarks.dogs --out {output} --side {params.side}"
+        "{params.python} -m dogs.benchmarks.dogs --out {output} --side {params.side}"
         " --length {params.length} --seed {params.seed} > {log} 2>&1"
 
 
@@ -48,13 +50,14 @@ rule summarise_benchmarks:
         md=result("benchmarks/summary.md"),
         claims=result("claims/benchmarks.json"),
     params:
+        python=PYTHON,
         smoke="--smoke" if config["smoke"] else "",
     log:
         result("logs/benchmarks/summary.log"),
     conda:
         CONDA_ENV
     shell:
-        "{PYTHON} -m dogs.benchmarks.summary --gibbs {input.gibbs} --dogs {input.dogs}"
+        "{params.python} -m dogs.benchmarks.summary --gibbs {input.gibbs} --dogs {input.dogs}"
         " --md {output.md} --claims {output.claims} {params.smoke} > {log} 2>&1"
 
 

@@ -1,4 +1,4 @@
-# Helpers shared by every rule file: output locations, config slices, data sets.
+# Helpers shared by all rule files (output locations, config slices, data sets).
 
 import json
 import sys

@@ -9,11 +9,12 @@ rule paper_vs_ours:
         md=result("tables/paper_vs_ours.md"),
         csv=result("tables/paper_vs_ours.csv"),
     params:
+        python=PYTHON,
         smoke="--smoke" if config["smoke"] else "",
     log:
         result("logs/paper_vs_ours.log"),
     conda:
         CONDA_ENV
     shell:
-        "{PYTHON} -m dogs.experiments.paper_vs_ours --claims {input.claims} --measured {input.measured}"
+        "{params.python} -m dogs.experiments.paper_vs_ours --claims {input.claims} --measured {input.measured}"
         " --md {output.md} --csv {output.csv} {params.smoke} > {log} 2>&1"
