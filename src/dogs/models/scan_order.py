@@ -87,6 +87,7 @@ __all__ = [
     "soft_dependencies",
     "reduced_two_islands",
     "definition_log_weights",
+    "soft_prefix_accepted",
     "state_count",
     "bridge_efficiency",
     "island_masses",
@@ -558,6 +559,19 @@ def definition_log_weights(model: ScanOrderModel, states) -> np.ndarray:
             e = _soft_exponent(row, n, window)
             out[k] = e * log_m if np.isfinite(e) else -np.inf
     return out
+
+
+def soft_prefix_accepted(prefix, n: int, window: int | None = None) -> bool:
+    r"""Is ``(a_1, ..., a_i)`` (0-based variables) a prefix of a permutation the soft-dependencies model accepts?
+
+    App. A.3: for every :math:`k`, at most ``window`` (default :math:`\lfloor\sqrt n\rfloor`) variables not
+    among :math:`a_1..a_{k+1}` lie strictly between :math:`a_k` and :math:`a_{k+1}` going forward mod ``n``.
+    """
+    n = _check_n("soft_dependencies", n)
+    prefix = [int(v) for v in prefix]
+    if len(set(prefix)) != len(prefix) or any(not 0 <= v < n for v in prefix):
+        raise ValueError(f"prefix must list distinct variables in 0..{n - 1}, got {prefix}")
+    return _soft_accepted(prefix, n, _soft_window(n, window))
 
 
 def _soft_accepted(perm, n, window) -> bool:
