@@ -22,6 +22,8 @@ import numpy as np
 
 __all__ = ["atomic_path", "write_csv", "write_npz", "write_json", "read_json", "write_meta", "meta_path", "machine_info"]
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
 _PACKAGES = ("dogs", "numpy", "scipy", "numba", "pgmpy", "pandas", "matplotlib", "scikit-image", "snakemake")
 
 
@@ -32,6 +34,7 @@ def atomic_path(path):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp" + "".join(path.suffixes), dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes owner-only files; results are for everyone to read
     try:
         yield Path(tmp)
         os.replace(tmp, path)

@@ -50,7 +50,7 @@ from dogs.scans.dogs import dogs_scan, length_doubling_dogs
 from dogs.scans.variation import dobrushin_variation
 from dogs.seeds import make_rng, seed_record
 
-__all__ = ["influence_for", "paper_systematic_scan", "setup_benchmark", "scaling_benchmark", "main"]
+__all__ = ["influence_for", "setup_benchmark", "scaling_benchmark", "main"]
 
 PAPER_SETUP_SECONDS = 15.0
 PAPER_DOGS_LENGTH = 16
