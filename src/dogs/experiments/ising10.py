@@ -36,7 +36,6 @@ The helpers :func:`lengths_from`, :func:`check_scan_names` and :func:`guarantee_
 
 from __future__ import annotations
 
-import argparse
 import numbers
 import sys
 import time
@@ -47,6 +46,7 @@ import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise
 from dogs.experiments.common import Stopwatch, base_parser
+from dogs.claims import write_claims
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_edges, grid_model
 from dogs.scans.base import Scan, systematic_scan
@@ -132,6 +132,34 @@ def check_scan_names(names, key: str, allowed=SCAN_NAMES) -> list[str]:
     if len(set(names)) != len(names):
         _fail(key, f"lists a scan twice: {names!r}")
     return list(names)
+
+
+def check_bias_settings(bias: dict, key: str, allowed=SCAN_NAMES, with_repetitions: bool = False) -> dict:
+    """Check a ``bias`` section (measured bias of X_1^T): scans, chains, lengths, start, speed level."""
+    checked = {
+        "scans": check_scan_names(require(bias, "scans", key), f"{key}.scans", allowed=allowed),
+        "n_chains": _integer(require(bias, "n_chains", key), f"{key}.n_chains", 2),
+        "lengths": lengths_from(require(bias, "lengths", key), f"{key}.lengths"),
+        "initial_state": require(bias, "initial_state", key),
+        "speed_level": _number(require(bias, "speed_level", key), f"{key}.speed_level", 0.0),
+    }
+    if with_repetitions:
+        checked["repetitions"] = _integer(require(bias, "repetitions", key), f"{key}.repetitions", 1)
+    if checked["initial_state"] not in (-1, 1) or isinstance(checked["initial_state"], bool):
+        _fail(f"{key}.initial_state", f"must be -1 or 1 (all spins), got {checked['initial_state']!r}")
+    if not 0.0 < checked["speed_level"] < 1.0:
+        _fail(f"{key}.speed_level", f"must lie in (0, 1), got {checked['speed_level']}")
+    return checked
+
+
+def write_summary(frame: pd.DataFrame, path, settings: dict, description: str, claims_path, family: str,
+                  claims: dict, smoke: bool) -> None:
+    """Write a summary table with its sidecar and the family's measured claims; log the verdicts."""
+    write_csv(frame, path)
+    write_meta(path, settings=settings, seed=None, elapsed_seconds=None, extra={"description": description})
+    write_claims(claims_path, family, claims, smoke=smoke)
+    for key, value in claims.items():
+        log(f"{key}: {value['verdict']}: {value['ours']}")
 
 
 def check_settings(settings: dict) -> dict:
@@ -395,7 +423,7 @@ def _fraction_from_one_run(sys_b, dogs_b, iter_b):
 
 
 def step_summary(args, cfg):
-    from dogs.claims import claim, write_claims
+    from dogs.claims import claim
 
     frames = []
     for path in args.guarantees:
@@ -472,13 +500,9 @@ def step_summary(args, cfg):
             "first_T_error_within_2x_noise_floor": reach}
         log(f"{path}: first T with measured error <= 2 x noise floor ({2 * floor:.3f}) from then on: {reach}")
 
-    out = Path(args.summary)
-    write_csv(wide, out)
-    write_meta(out, settings=args.settings, seed=None, elapsed_seconds=None,
-               extra={"description": "TV guarantees per replicate and T, one column per scan; ratios to systematic"})
-    write_claims(args.claims, FAMILY, claims, smoke=args.smoke)
-    for key, value in claims.items():
-        log(f"{key}: {value['verdict']}: {value['ours']}")
+    write_summary(wide, Path(args.summary), args.settings,
+                  "TV guarantees per replicate and T, one column per scan; ratios to systematic",
+                  args.claims, FAMILY, claims, args.smoke)
 
 
 def step_figure(args, cfg):

@@ -46,7 +46,7 @@ from dogs.experiments.ising10 import (
     _fail,
     _integer,
     _number,
-    check_scan_names,
+    check_bias_settings,
     guarantee_curves,
     largest_scans,
     lengths_from,
@@ -55,6 +55,7 @@ from dogs.experiments.ising10 import (
     per_length_arrays,
     require,
     set_threads,
+    write_summary,
 )
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
@@ -102,18 +103,7 @@ def check_settings(settings: dict) -> dict:
             _fail(f"{p}.side", f"a torus needs a side >= 3, got {side}")
     bias = require(settings, "bias", p)
     b = f"{p}.bias"
-    bias_cfg = {
-        "scans": check_scan_names(require(bias, "scans", b), f"{b}.scans"),
-        "n_chains": _integer(require(bias, "n_chains", b), f"{b}.n_chains", 2),
-        "repetitions": _integer(require(bias, "repetitions", b), f"{b}.repetitions", 1),
-        "lengths": lengths_from(require(bias, "lengths", b), f"{b}.lengths"),
-        "initial_state": require(bias, "initial_state", b),
-        "speed_level": _number(require(bias, "speed_level", b), f"{b}.speed_level", 0.0),
-    }
-    if bias_cfg["initial_state"] not in (-1, 1) or isinstance(bias_cfg["initial_state"], bool):
-        _fail(f"{b}.initial_state", f"must be -1 or 1 (all spins), got {bias_cfg['initial_state']!r}")
-    if not 0.0 < bias_cfg["speed_level"] < 1.0:
-        _fail(f"{b}.speed_level", f"must lie in (0, 1), got {bias_cfg['speed_level']}")
+    bias_cfg = check_bias_settings(bias, b, with_repetitions=True)
     return {"side": side, "target": target, "max_iterations": max_iter, "models": parsed, "bias": bias_cfg}
 
 
@@ -307,7 +297,7 @@ def _share_one_run(last: pd.Series) -> float:
 
 
 def step_summary(args, cfg):
-    from dogs.claims import claim, write_claims
+    from dogs.claims import claim
 
     rows, claims = [], {}
     guarantees = {Path(p).parent.name: pd.read_csv(p) for p in args.guarantees}
@@ -395,13 +385,8 @@ def step_summary(args, cfg):
         + "; ".join(f"{name} {' > '.join(map(str, means))}" for name, (_, means) in monotone.items()),
         verdict, mean_distance_by_segment={k: v for k, (_, v) in monotone.items()})
 
-    out = Path(args.summary)
-    write_csv(summary, out)
-    write_meta(out, settings=args.settings, seed=None, elapsed_seconds=None,
-               extra={"description": "marginal TV guarantees per model and T, one column per scan"})
-    write_claims(args.claims, FAMILY, claims, smoke=args.smoke)
-    for key, value in claims.items():
-        log(f"{key}: {value['verdict']}: {value['ours']}")
+    write_summary(summary, Path(args.summary), args.settings, "marginal TV guarantees per model and T, one column per scan",
+                  args.claims, FAMILY, claims, args.smoke)
 
 
 def step_figure(args, cfg):

@@ -37,11 +37,12 @@ from dogs.experiments.ising10 import (
     _fail,
     _integer,
     _number,
-    check_scan_names,
+    check_bias_settings,
     lengths_from,
     log,
     require,
     set_threads,
+    write_summary,
 )
 from dogs.experiments.ising40 import bias_area, first_below, measure_bias, target_weights
 from dogs.io import write_csv, write_meta, write_npz
@@ -86,17 +87,7 @@ def check_settings(settings: dict) -> dict:
     lengths = lengths_from(require(settings, "lengths", p), f"{p}.lengths")
     bias = require(settings, "bias", p)
     b = f"{p}.bias"
-    bias_cfg = {
-        "scans": check_scan_names(require(bias, "scans", b), f"{b}.scans", allowed=LOOSE_SCANS),
-        "n_chains": _integer(require(bias, "n_chains", b), f"{b}.n_chains", 2),
-        "lengths": lengths_from(require(bias, "lengths", b), f"{b}.lengths"),
-        "initial_state": require(bias, "initial_state", b),
-        "speed_level": _number(require(bias, "speed_level", b), f"{b}.speed_level", 0.0),
-    }
-    if bias_cfg["initial_state"] not in (-1, 1) or isinstance(bias_cfg["initial_state"], bool):
-        _fail(f"{b}.initial_state", f"must be -1 or 1 (all spins), got {bias_cfg['initial_state']!r}")
-    if not 0.0 < bias_cfg["speed_level"] < 1.0:
-        _fail(f"{b}.speed_level", f"must lie in (0, 1), got {bias_cfg['speed_level']}")
+    bias_cfg = check_bias_settings(bias, b, allowed=LOOSE_SCANS)
     return {"side": side, "target": target, "coupling": coupling, "torus": torus, "field": field,
             "scales": scales, "lengths": lengths, "bias": bias_cfg}
 
@@ -190,7 +181,7 @@ def step_summary(args, cfg):
     than the systematic scan's, and (c) at 90 % or more of the ``T`` its measured bias agrees with the
     ``s = 1`` DoGS bias within 2 combined standard errors (about 95 % expected when they are equal).
     """
-    from dogs.claims import claim, write_claims
+    from dogs.claims import claim
 
     guarantees = pd.read_csv(args.guarantees[0])
     bias = pd.read_csv(args.bias[0])
@@ -247,16 +238,12 @@ def step_summary(args, cfg):
         f"vs systematic {worst['systematic_bound']:.2g}; " + "; ".join(parts), verdict,
         graceful_by_scale={scale_label(k): v for k, v in ok.items()},
         by_scale=[{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in r.items()} for r in rows])}
-    out = Path(args.summary)
-    write_csv(table, out)
-    write_meta(out, settings=args.settings, seed=None, elapsed_seconds=None,
-               extra={"description": "per looseness factor: guarantees at the largest T (bound: with scale x C-hat; "
+    write_summary(table, Path(args.summary), args.settings,
+                  "per looseness factor: guarantees at the largest T (bound: with scale x C-hat; "
                                      "tight: with C-hat), the C-hat penalty of the scan against the s = 1 scan, the "
                                      "first T with |measured bias| <= level, mean |bias|, and the share of T where "
-                                     "DoGS's bias agrees with s = 1 within 2 combined s.e."})
-    write_claims(args.claims, FAMILY, claims, smoke=args.smoke)
-    for key, value in claims.items():
-        log(f"{key}: {value['verdict']}: {value['ours']}")
+                                     "DoGS's bias agrees with s = 1 within 2 combined s.e.",
+                  args.claims, FAMILY, claims, args.smoke)
 
 
 def step_figure(args, cfg):
