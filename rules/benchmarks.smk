@@ -1,9 +1,11 @@
 # Speed of the core library, measured on this machine beside the paper's figures
 # (DoGS §5.2: 12.65 µs per Gibbs step; 15 s of DoGS setup on 10^6 variables).
 # Timing numbers are machine-dependent by nature: they are reported, never asserted in tests.
+# Each timing rule claims every core, so Snakemake never runs another job beside it.
 
 
 rule benchmark_gibbs:
+    threads: workflow.cores
     output:
         result("benchmarks/gibbs.json"),
     params:
@@ -24,6 +26,7 @@ rule benchmark_gibbs:
 
 
 rule benchmark_dogs:
+    threads: workflow.cores
     output:
         result("benchmarks/dogs.json"),
     params:
