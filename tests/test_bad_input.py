@@ -6,6 +6,7 @@ library errors by the package's own checks before any long computation.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -122,7 +123,48 @@ def test_experiment_cli_rejects_malformed_settings(tmp_path):
     assert not out.exists()
 
 
-@pytest.mark.skipif("DOGS_DATA_DIR" not in __import__("os").environ, reason="no data directory configured")
+@pytest.mark.skipif("DOGS_DATA_DIR" not in os.environ, reason="no data directory configured")
 def test_configured_data_sets_pass_their_checksums():
     assert (require_dataset("heart_disease") / "reinis_counts.csv").is_file()
     assert (require_dataset("msrc_v1") / "MSRC_ObjCategImageDatabase_v1.zip").is_file()
+
+
+def test_workflow_stops_at_once_when_a_rule_needs_a_missing_data_set(tmp_path):
+    """A rule whose input is ``dataset(name)`` (rules/common.smk) stops the DAG before any job runs."""
+    snakefile = tmp_path / "Snakefile"
+    snakefile.write_text(
+        f'include: "{ROOT}/rules/common.smk"\n\n'
+        "rule uses_heart_disease:\n"
+        '    input: lambda wildcards: dataset("heart_disease")\n'
+        '    output: "made.txt"\n'
+        '    shell: "touch {output}"\n'
+    )
+    empty = tmp_path / "no_data"
+    empty.mkdir()
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "-d", str(tmp_path), "--cores", "1",
+           "--config", "results_dir=r", "figures_dir=f"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "DOGS_DATA_DIR": str(empty)})
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "heart_disease/reinis_counts.csv" in text and "gRbase" in text, text[-2000:]
+    assert not (tmp_path / "made.txt").exists()
+
+
+def test_weight_vector_of_the_wrong_length():
+    from dogs.bounds import influence_binary_pairwise
+    from dogs.scans import dobrushin_variation, dogs_scan
+
+    model = grid_model(2, 2, 0.1)
+    bound = influence_binary_pairwise(model)
+    scan = systematic_scan(4, 8)
+    with pytest.raises(ValueError, match="weights"):
+        dobrushin_variation(scan, np.ones(3), bound)
+    with pytest.raises(ValueError, match="weights"):
+        dogs_scan(scan, -np.ones(4), bound)
+
+
+def test_unknown_scan_name_in_the_config_stops_before_any_job(tmp_path):
+    proc, text = _plan_with(tmp_path, {"ising10": {"measure": {"scans": ["systematic", "zigzag"]}}})
+    assert proc.returncode != 0 and "zigzag" in text, text[-2000:]
+    assert not (tmp_path / "results").exists()
