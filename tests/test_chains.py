@@ -276,3 +276,21 @@ def test_state_space_too_large_is_refused_before_enumeration():
         site_kernel(np.zeros(4), [2, 2], 2)
     with pytest.raises(ValueError, match="log_weights"):
         site_kernels(np.zeros(5), [2, 2])
+
+
+def test_sparse_step_kernel_matches_numpy():
+    """The numba kernel of the sparse mixing-time path equals ``rows @ P`` and its TV to pi."""
+    import scipy.sparse as sparse
+
+    from dogs._kernels.chains import step_rows
+
+    rng = np.random.default_rng(3)
+    kernel = sparse.random(40, 40, density=0.2, random_state=rng, format="csr") + sparse.eye(40, format="csr")
+    kernel = sparse.csr_matrix(kernel.multiply(1.0 / kernel.sum(axis=1)))
+    kernel.sort_indices()
+    rows = rng.dirichlet(np.ones(40), size=7)
+    pi = rng.dirichlet(np.ones(40))
+    out, tv = np.empty_like(rows), np.empty(7)
+    step_rows(rows, kernel.indptr.astype(np.int64), kernel.indices.astype(np.int64), kernel.data, pi, out, tv)
+    np.testing.assert_allclose(out, rows @ kernel.toarray(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(tv, 0.5 * np.abs(rows @ kernel.toarray() - pi).sum(axis=1), rtol=1e-12)

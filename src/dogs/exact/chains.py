@@ -49,11 +49,12 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 from scipy.special import logsumexp
+
+from dogs._kernels.chains import step_rows
 
 __all__ = [
     "MAX_STATES",
@@ -537,26 +538,6 @@ def _dense_mixing_times(kernels, orders, pi, starts, epsilon, max_updates):
     return out
 
 
-@numba.njit(parallel=True, cache=True)
-def _step_rows_kernel(rows, indptr, indices, data, pi, out, tv):  # pragma: no cover - compiled
-    """``out[b] = rows[b] @ P`` (P in CSR) and ``tv[b] = ||out[b] - pi||_TV`` for every row, in parallel."""
-    n_rows, n_states = rows.shape
-    for b in numba.prange(n_rows):
-        o = out[b]
-        r = rows[b]
-        for y in range(n_states):
-            o[y] = 0.0
-        for x in range(n_states):
-            m = r[x]
-            if m != 0.0:
-                for k in range(indptr[x], indptr[x + 1]):
-                    o[indices[k]] += m * data[k]
-        acc = 0.0
-        for y in range(n_states):
-            acc += abs(o[y] - pi[y])
-        tv[b] = 0.5 * acc
-
-
 class _RowStepper:
     """Steps blocks of distributions (rows) with sparse CSR kernels through the fused numba kernel."""
 
@@ -574,7 +555,7 @@ class _RowStepper:
     def step(self, rows, t, pi, out, tv):
         """Apply the kernel of update ``t + 1`` (0-based ``t``) to ``rows``; results in ``out`` and ``tv``."""
         indptr, indices, data = self.parts[self.sequence[t % self.sequence.size]]
-        _step_rows_kernel(rows, indptr, indices, data, pi, out, tv)
+        step_rows(rows, indptr, indices, data, pi, out, tv)
 
 
 def _sparse_mixing_time(kernels, order, pi, starts, epsilon, max_updates, progress=None):
