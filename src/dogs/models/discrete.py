@@ -80,8 +80,6 @@ class DiscretePairwiseMRF:
         for e, ((i, j), t) in enumerate(zip(edges, tables)):
             if t.shape != (card[i], card[j]):
                 raise ValueError(f"tables[{e}] must have shape ({card[i]}, {card[j]}), got {t.shape}")
-        if len(np.unique(edges[:, 0] * p + edges[:, 1])) != len(edges):
-            raise ValueError("edges must not contain duplicates")
         if not all(np.all(np.isfinite(a)) for a in unary + tables):
             raise ValueError("log potentials must be finite")
         object.__setattr__(self, "cardinalities", card.astype(np.int64))
