@@ -152,6 +152,16 @@ def check_bias_settings(bias: dict, key: str, allowed=SCAN_NAMES, with_repetitio
     return checked
 
 
+def add_step_arguments(parser) -> None:
+    """Options shared by the Ising experiment commands (replicate/guarantee folders, threads, summary, figures)."""
+    parser.add_argument("--outdir", help="result folder of a compute step")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--summary")
+    parser.add_argument("--claims")
+    parser.add_argument("--out")
+    parser.add_argument("--smoke", action="store_true")
+
+
 def write_summary(frame: pd.DataFrame, path, settings: dict, description: str, claims_path, family: str,
                   claims: dict, smoke: bool) -> None:
     """Write a summary table with its sidecar and the family's measured claims; log the verdicts."""
@@ -307,39 +317,46 @@ def noise_floor(p_plus, n_chains: int) -> float:
     return total
 
 
-def measure_marginal_error(model: BinaryPairwiseMRF, p_plus, scans: list[str], lengths, stored, n_chains: int,
-                           initial_state: int, seed_path: tuple, root: int, progress=log) -> pd.DataFrame:
-    """``sum_i |p_hat_i - p_i|`` from ``n_chains`` independent chains for every scan and length.
+def recorded_samples(model: BinaryPairwiseMRF, scans, lengths, stored, n_chains: int, initial_state: int,
+                     record_vars, seed_path: tuple, root: int, progress=log, label: str = "sampled"):
+    """Yield ``(scan, T, values)``: ``record_vars`` after ``T`` steps of ``n_chains`` independent chains.
 
-    Uniform and systematic scans are prefixes of their longest version, so one run records every ``T``;
-    DoGS scans differ per ``T`` and get one run each. Seeds: ``seed_sequence(root, *seed_path, scan[, T])``.
+    ``values`` has shape ``(n_chains, len(record_vars))``. Uniform and systematic scans are prefixes of
+    their longest version, so one run records every ``T``; DoGS scans differ per ``T`` (read from
+    ``stored``) and get one run each. Seeds: ``seed_sequence(root, *seed_path, scan[, T])``.
     """
     from dogs.samplers.gibbs import run_gibbs
     from dogs.scans.base import uniform_scan
 
     p = model.n_vars
-    everyone = np.arange(p)
     lengths = np.unique(np.asarray(lengths, dtype=np.int64))
-    rows = []
     for name in scans:
         tic = time.perf_counter()
         if name in ("uniform", "systematic"):
             longest = int(lengths.max())
             scan = uniform_scan(p, longest) if name == "uniform" else systematic_scan(p, longest)
             out = run_gibbs(model, scan, seed=seed_sequence(root, *seed_path, name), n_chains=n_chains,
-                            initial_state=initial_state, record_vars=everyone, record_times=lengths)
-            p_hat = (out.recorded == 1).mean(axis=0)  # (R, p)
-            for t, est in zip(lengths, p_hat):
-                rows.append((name, int(t), float(np.abs(est - p_plus).sum())))
+                            initial_state=initial_state, record_vars=record_vars, record_times=lengths)
+            for r, t in enumerate(lengths):
+                yield name, int(t), out.recorded[:, r, :]
         else:
             for t in lengths:
                 scan = load_scan(stored, name, int(t), p)
                 out = run_gibbs(model, scan, seed=seed_sequence(root, *seed_path, name, int(t)), n_chains=n_chains,
-                                initial_state=initial_state, record_vars=everyone, record_times=[int(t)])
-                est = (out.recorded[:, 0, :] == 1).mean(axis=0)
-                rows.append((name, int(t), float(np.abs(est - p_plus).sum())))
+                                initial_state=initial_state, record_vars=record_vars, record_times=[int(t)])
+                yield name, int(t), out.recorded[:, 0, :]
         if progress:
-            progress(f"measured {name}: {len(lengths)} lengths x {n_chains} chains in {time.perf_counter() - tic:.1f} s")
+            progress(f"{label} {name}: {len(lengths)} lengths x {n_chains} chains in {time.perf_counter() - tic:.1f} s")
+
+
+def measure_marginal_error(model: BinaryPairwiseMRF, p_plus, scans: list[str], lengths, stored, n_chains: int,
+                           initial_state: int, seed_path: tuple, root: int, progress=log) -> pd.DataFrame:
+    """``sum_i |p_hat_i - p_i|`` from ``n_chains`` independent chains for every scan and length."""
+    rows = [
+        (name, t, float(np.abs((values == 1).mean(axis=0) - p_plus).sum()))
+        for name, t, values in recorded_samples(model, scans, lengths, stored, n_chains, initial_state,
+                                                np.arange(model.n_vars), seed_path, root, progress, "measured")
+    ]
     return pd.DataFrame(rows, columns=["scan", "T", "error"])
 
 
@@ -522,14 +539,9 @@ def main(argv=None):
     parser = base_parser(__doc__.splitlines()[0])
     parser.add_argument("step", choices=["replicate", "measure", "summary", "fig1", "fig9"])
     parser.add_argument("--replicate", type=int, default=0)
-    parser.add_argument("--outdir", help="replicate folder (replicate, measure)")
-    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--guarantees", nargs="*", default=[])
     parser.add_argument("--measured", nargs="*", default=[])
-    parser.add_argument("--summary")
-    parser.add_argument("--claims")
-    parser.add_argument("--out")
-    parser.add_argument("--smoke", action="store_true")
+    add_step_arguments(parser)
     args = parser.parse_args(argv)
     cfg = check_settings(args.settings)
     {"replicate": step_replicate, "measure": step_measure, "summary": step_summary,

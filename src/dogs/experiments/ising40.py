@@ -34,7 +34,6 @@ Steps (``python -m dogs.experiments.ising40 <step> --settings JSON --seed ROOT .
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +42,7 @@ import pandas as pd
 from dogs.bounds import influence_binary_pairwise
 from dogs.experiments.common import Stopwatch, base_parser
 from dogs.experiments.ising10 import (
+    add_step_arguments,
     _fail,
     _integer,
     _number,
@@ -50,17 +50,16 @@ from dogs.experiments.ising10 import (
     guarantee_curves,
     largest_scans,
     lengths_from,
-    load_scan,
     log,
     per_length_arrays,
+    recorded_samples,
     require,
     set_threads,
     write_summary,
 )
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
-from dogs.scans.base import systematic_scan, uniform_scan
-from dogs.seeds import seed_record, seed_sequence
+from dogs.seeds import seed_record
 
 __all__ = ["bias_area", "check_settings", "first_below", "manhattan_distance", "measure_bias", "scan_profile"]
 
@@ -150,36 +149,12 @@ def scan_profile(indices, side: int, target: int, torus: bool, segments) -> dict
 
 def measure_bias(model: BinaryPairwiseMRF, target: int, scans, lengths, stored, n_chains: int, initial_state: int,
                  seed_path: tuple, root: int, progress=log) -> pd.DataFrame:
-    """Mean and standard error of ``X_target^T`` over ``n_chains`` independent chains, for every scan and ``T``.
-
-    Uniform and systematic scans: one run of the longest length records every ``T`` (prefixes).
-    DoGS scans (one per ``T``, from ``stored``): one run each. Seeds
-    ``seed_sequence(root, *seed_path, scan[, T])``.
-    """
-    from dogs.samplers.gibbs import run_gibbs
-
-    p = model.n_vars
-    lengths = np.unique(np.asarray(lengths, dtype=np.int64))
+    """Mean and standard error of ``X_target^T`` over ``n_chains`` independent chains, for every scan and ``T``."""
     rows = []
-    for name in scans:
-        tic = time.perf_counter()
-        if name in ("uniform", "systematic"):
-            longest = int(lengths.max())
-            scan = uniform_scan(p, longest) if name == "uniform" else systematic_scan(p, longest)
-            out = run_gibbs(model, scan, seed=seed_sequence(root, *seed_path, name), n_chains=n_chains,
-                            initial_state=initial_state, record_vars=[target], record_times=lengths)
-            values = out.recorded[:, :, 0].astype(np.float64)  # (chains, R)
-            for t, column in zip(lengths, values.T):
-                rows.append((name, int(t), column.mean(), column.std(ddof=1) / np.sqrt(n_chains)))
-        else:
-            for t in lengths:
-                scan = load_scan(stored, name, int(t), p)
-                out = run_gibbs(model, scan, seed=seed_sequence(root, *seed_path, name, int(t)), n_chains=n_chains,
-                                initial_state=initial_state, record_vars=[target], record_times=[int(t)])
-                column = out.recorded[:, 0, 0].astype(np.float64)
-                rows.append((name, int(t), column.mean(), column.std(ddof=1) / np.sqrt(n_chains)))
-        if progress:
-            progress(f"bias of {name}: {len(lengths)} lengths x {n_chains} chains in {time.perf_counter() - tic:.1f} s")
+    for name, t, values in recorded_samples(model, scans, lengths, stored, n_chains, initial_state, [target],
+                                            seed_path, root, progress, "bias of"):
+        column = values[:, 0].astype(np.float64)
+        rows.append((name, t, column.mean(), column.std(ddof=1) / np.sqrt(n_chains)))
     frame = pd.DataFrame(rows, columns=["scan", "T", "mean", "se"])
     frame["n_chains"] = n_chains
     return frame
@@ -419,17 +394,12 @@ def main(argv=None):
     parser.add_argument("step", choices=["guarantees", "profile", "bias", "summary",
                                          "fig4", "fig5", "fig12", "fig13", "fig14", "fig15"])
     parser.add_argument("--model", choices=MODEL_NAMES)
-    parser.add_argument("--outdir")
     parser.add_argument("--repetition", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--guarantees", nargs="*", default=[])
     parser.add_argument("--bias", nargs="*", default=[])
     parser.add_argument("--profiles", nargs="*", default=[])
     parser.add_argument("--histograms", nargs="*", default=[])
-    parser.add_argument("--summary")
-    parser.add_argument("--claims")
-    parser.add_argument("--out")
-    parser.add_argument("--smoke", action="store_true")
+    add_step_arguments(parser)
     args = parser.parse_args(argv)
     cfg = check_settings(args.settings)
     if args.step in ("guarantees", "profile") and args.model is None:

@@ -34,6 +34,7 @@ import pandas as pd
 from dogs.bounds import influence_binary_pairwise, loosen
 from dogs.experiments.common import Stopwatch, base_parser
 from dogs.experiments.ising10 import (
+    add_step_arguments,
     _fail,
     _integer,
     _number,
@@ -257,14 +258,9 @@ def step_figure(args, cfg):
 def main(argv=None):
     parser = base_parser(__doc__.splitlines()[0])
     parser.add_argument("step", choices=["guarantees", "bias", "summary", "fig8"])
-    parser.add_argument("--outdir")
-    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--guarantees", nargs="*", default=[])
     parser.add_argument("--bias", nargs="*", default=[])
-    parser.add_argument("--summary")
-    parser.add_argument("--claims")
-    parser.add_argument("--out")
-    parser.add_argument("--smoke", action="store_true")
+    add_step_arguments(parser)
     args = parser.parse_args(argv)
     cfg = check_settings(args.settings)
     {"guarantees": step_guarantees, "bias": step_bias, "summary": step_summary, "fig8": step_figure}[args.step](args, cfg)
