@@ -1,6 +1,7 @@
 # Helpers shared by all rule files (output locations, config slices, data sets).
 
 import json
+import shlex
 import sys
 
 from dogs.data import DatasetMissingError, require_dataset
@@ -32,6 +33,29 @@ def settings(*keys):
     for key in keys:
         node = node[key]
     return json.dumps(node, sort_keys=True)
+
+
+def step_args(*keys):
+    """A params function giving an experiment step everything it may read (see dogs/experiments/_cli.py).
+
+    ``--settings`` (the config slice at ``keys``), ``--seed``, ``--threads``, and every named input,
+    output and wildcard of the rule as ``--input NAME=PATH``, ``--output NAME=PATH``,
+    ``--wildcard NAME=VALUE``, quoted for the shell; ``--smoke`` on the smoke configuration.
+    Use it as ``params: args=step_args("ising10")`` and ``shell: "... <step> {params.args} > {log} 2>&1"``.
+    """
+    slice_json = settings(*keys)
+
+    def args(wildcards, input, output, threads):
+        parts = ["--settings", shlex.quote(slice_json), "--seed", str(config["root_seed"]), "--threads", str(threads)]
+        for option, named in (("--input", input), ("--output", output), ("--wildcard", wildcards)):
+            for name, value in named.items():
+                for item in [value] if isinstance(value, str) else value:
+                    parts += [option, shlex.quote(f"{name}={item}")]
+        if config["smoke"]:
+            parts.append("--smoke")
+        return " ".join(parts)
+
+    return args
 
 
 def dataset(name):

@@ -17,8 +17,8 @@ and, optionally, records chosen variables after chosen step counts in the
 same pass (e.g. ``X_1^T`` for every ``T`` of a grid, to measure the bias of
 a length-``T`` sampler for many ``T`` without rerunning; DoGS §5.2, Fig. 5).
 
-Work is reported in site updates (one conditional draw each), the cost unit
-shared by all samplers in this package. Randomness: per-chain ``uint64`` seeds
+Work is reported as the sampler contract asks (:mod:`dogs.samplers.base`): site
+updates, and single-flip density evaluations (one per binary update). Randomness: per-chain ``uint64`` seeds
 are derived with :meth:`numpy.random.SeedSequence.spawn` and drive the
 in-kernel xoshiro256** streams of :mod:`dogs._kernels.rng`; the seeds are
 returned with the result so every chain can be replayed.
@@ -26,13 +26,13 @@ returned with the result so every chain can be replayed.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from dogs._kernels.gibbs import field_thresholds, gibbs_chain, gibbs_chains, seed_states
 from dogs.models.binary import BinaryPairwiseMRF
+from dogs.samplers.base import Work, chain_seeds, check_n_chains
 from dogs.scans.base import Scan
 
 __all__ = ["GibbsResult", "chain_seeds", "run_gibbs"]
@@ -55,8 +55,9 @@ class GibbsResult:
         after ``record_times[r]`` steps; ``None`` when nothing was recorded.
     record_vars : (V,) int64 array or None
     record_times : (R,) int64 array or None
-    site_updates : int
-        Work done: ``n_chains * len(scan)`` single-site conditional draws.
+    work : Work
+        ``n_chains * len(scan)`` site updates, each one single-flip density evaluation
+        (the sampler contract of :mod:`dogs.samplers.base`).
     seeds : (n_chains,) uint64 array
         Seed of each chain's in-kernel stream (from ``SeedSequence.spawn``).
     """
@@ -65,37 +66,16 @@ class GibbsResult:
     recorded: np.ndarray | None
     record_vars: np.ndarray | None
     record_times: np.ndarray | None
-    site_updates: int
+    work: Work
     seeds: np.ndarray
 
     @property
     def n_chains(self) -> int:
         return self.states.shape[0]
 
-
-def chain_seeds(seed, n_chains: int) -> np.ndarray:
-    """Per-chain ``uint64`` kernel seeds: child ``c`` of ``SeedSequence(seed).spawn(n_chains)``, one word each.
-
-    ``seed`` is a non-negative int, a :class:`numpy.random.SeedSequence` (not
-    advanced: the same object always yields the same seeds; pass different
-    children for independent runs) or a :class:`numpy.random.Generator`
-    (advanced: 128 bits are drawn from it as entropy).
-    """
-    n_chains = _check_n_chains(n_chains)
-    if isinstance(seed, np.random.SeedSequence):
-        root = np.random.SeedSequence(entropy=seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
-    elif isinstance(seed, np.random.Generator):
-        root = np.random.SeedSequence([int(w) for w in seed.integers(0, 2**32, size=4, dtype=np.uint64)])
-    elif isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
-        if seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed}")
-        root = np.random.SeedSequence(int(seed))
-    else:
-        raise TypeError(
-            f"seed must be a non-negative int, a numpy.random.SeedSequence or a numpy.random.Generator, "
-            f"got {type(seed).__name__}"
-        )
-    return np.array([child.generate_state(1, np.uint64)[0] for child in root.spawn(n_chains)], dtype=np.uint64)
+    @property
+    def site_updates(self) -> int:
+        return self.work.site_updates
 
 
 def run_gibbs(
@@ -159,7 +139,7 @@ def run_gibbs(
         raise TypeError(f"scan must be a dogs.scans.Scan, got {type(scan).__name__}")
     if scan.n_vars != model.n_vars:
         raise ValueError(f"scan is over n_vars = {scan.n_vars} variables but the model has {model.n_vars}")
-    n_chains = _check_n_chains(n_chains)
+    n_chains = check_n_chains(n_chains)
     n_vars, n_steps = model.n_vars, scan.length
     spins = _initial_spins(initial_state, n_chains, n_vars)
     record_vars, record_times = _check_recording(record_vars, record_times, n_vars, n_steps)
@@ -180,20 +160,12 @@ def run_gibbs(
         recorded=recorded if recording else None,
         record_vars=record_vars,
         record_times=record_times,
-        site_updates=n_chains * n_steps,
+        work=Work(site_updates=n_chains * n_steps, density_evaluations=n_chains * n_steps),
         seeds=seeds,
     )
 
 
 # ---------------------------------------------------------------- validation
-def _check_n_chains(n_chains) -> int:
-    if isinstance(n_chains, (bool, np.bool_)) or not isinstance(n_chains, numbers.Integral):
-        raise TypeError(f"n_chains must be an integer, got {type(n_chains).__name__}")
-    if n_chains < 1:
-        raise ValueError(f"n_chains must be >= 1, got {n_chains}")
-    return int(n_chains)
-
-
 def _initial_spins(initial_state, n_chains: int, n_vars: int) -> np.ndarray:
     values = np.asarray(initial_state)
     if values.dtype == bool or not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
