@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,11 +19,12 @@ import yaml
 
 from dogs.bounds import influence_binary_pairwise
 from dogs.experiments import ising10, ising40, loose_bounds
-from dogs.models.binary import BinaryPairwiseMRF, grid_edges, grid_model
-from dogs.scans.base import Scan, systematic_scan
+from dogs.models.binary import BinaryPairwiseMRF, grid_edges
+from dogs.scans.base import Scan
 from dogs.scans.variation import dobrushin_variation
 
 ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = ROOT / "config" / "schema.yaml"
 
 
 def _merged_config() -> dict:
@@ -67,16 +69,33 @@ TINY_LOOSE = {
 }
 
 
-def run(module, *args):
-    return module.main([str(a) for a in args])
+def run(module, step, settings, seed, *, inputs=None, outputs=None, wildcards=None, threads=1, smoke=False):
+    """Run one experiment step through its command line, as a Snakemake rule would."""
+    argv = [step, "--settings", json.dumps(settings), "--seed", str(seed), "--threads", str(threads),
+            "--schema", str(SCHEMA)]
+    for option, named in (("--input", inputs), ("--output", outputs), ("--wildcard", wildcards)):
+        for name, value in (named or {}).items():
+            for item in value if isinstance(value, (list, tuple)) else [value]:
+                argv += [option, f"{name}={item}"]
+    if smoke:
+        argv.append("--smoke")
+    assert module.EXPERIMENT.main(argv) == 0
+
+
+def outputs_in(folder, **names):
+    """``{name: folder / file}`` for the outputs of a step."""
+    return {name: Path(folder) / file for name, file in names.items()}
+
+
+GUARANTEE_FILES = dict(model="model.npz", guarantees="guarantees.csv", scans="scans.npz",
+                       dogs_scans="dogs_scans.npz", runs="dogs_runs.csv")
 
 
 # --------------------------------------------------------------------------- settings
 @pytest.mark.parametrize("config", [FULL, SMOKE], ids=["paper", "smoke"])
-def test_the_configs_pass_the_module_checks(config):
-    ising10.check_settings(config["ising10"])
-    ising40.check_settings(config["ising40"])
-    loose_bounds.check_settings(config["loose_bounds"])
+def test_the_configs_pass_the_experiment_checks(config):
+    for module in (ising10, ising40, loose_bounds):
+        module.EXPERIMENT.context(["summarise", "--settings", json.dumps(config[module.FAMILY]), "--schema", str(SCHEMA)])
 
 
 def test_the_configs_pass_the_schema():
@@ -112,20 +131,20 @@ def test_the_schema_names_the_bad_key(section, path, value):
 @pytest.mark.parametrize(
     "module, settings, path, value, message",
     [
-        (ising10, TINY10, ("measure", "scans"), ["systematic", "zigzag"], r"ising10\.measure\.scans: unknown scan name 'zigzag'"),
-        (ising10, TINY10, ("lengths",), {"start": 10, "stop": 5, "step": 1}, r"ising10\.lengths\.stop"),
+        (ising10, TINY10, ("measure", "scans"), ["systematic", "zigzag"], r"ising10\.measure\.scans\.1: 'zigzag' is not one of"),
+        (ising10, TINY10, ("lengths",), {"start": 10, "stop": 5, "step": 1}, r"ising10\.lengths: stop < start"),
         (ising10, TINY10, ("measure", "replicates"), [5], r"ising10\.measure\.replicates"),
-        (ising10, TINY10, ("measure", "replicates"), [1], r"ising10\.measure\.replicates: must include replicate 0"),
+        (ising10, TINY10, ("measure", "replicates"), [1], r"ising10\.measure\.replicates: \[1\] does not contain"),
         (ising40, TINY40, ("bias", "repetitions"), 0, r"ising40\.bias\.repetitions"),
-        (ising10, TINY10, ("field_values",), None, r"ising10\.field_values"),
-        (ising40, TINY40, ("bias", "scans"), ["random"], r"ising40\.bias\.scans: unknown scan name 'random'"),
+        (ising10, TINY10, ("field_values",), None, r"'field_values' is a required property"),
+        (ising40, TINY40, ("bias", "scans"), ["random"], r"ising40\.bias\.scans\.0: 'random' is not one of"),
         (ising40, TINY40, ("models", "open", "segments"), [0.0, 0.7, 0.6, 1.0], r"ising40\.models\.open\.segments"),
         (ising40, TINY40, ("target",), 25, r"ising40\.target"),
         (loose_bounds, TINY_LOOSE, ("scales",), [1.1, 1.5], r"loose_bounds\.scales"),
         (loose_bounds, TINY_LOOSE, ("bias", "scans"), ["dogs_iterated"], r"loose_bounds\.bias\.scans"),
     ],
 )
-def test_bad_settings_name_the_key(module, settings, path, value, message):
+def test_bad_settings_name_the_key(module, settings, path, value, message, capsys):
     bad = copy.deepcopy(settings)
     node = bad
     for key in path[:-1]:
@@ -134,41 +153,39 @@ def test_bad_settings_name_the_key(module, settings, path, value, message):
         del node[path[-1]]
     else:
         node[path[-1]] = value
-    with pytest.raises(ValueError, match=message):
-        module.check_settings(bad)
+    with pytest.raises(SystemExit) as stop:
+        module.EXPERIMENT.context(["summarise", "--settings", json.dumps(bad), "--schema", str(SCHEMA)])
+    assert stop.value.code == 2
+    assert re.search(message, capsys.readouterr().err)
 
 
 def test_command_line_stops_on_bad_settings_before_writing(tmp_path):
     bad = copy.deepcopy(TINY10)
     bad["measure"]["scans"] = ["zigzag"]
-    cmd = [sys.executable, "-m", "dogs.experiments.ising10", "replicate", "--settings", json.dumps(bad),
-           "--seed", "1", "--replicate", "0", "--outdir", str(tmp_path / "rep0")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    cmd = [sys.executable, "-m", "dogs.experiments.ising10", "compute-guarantees", "--settings", json.dumps(bad),
+           "--seed", "1", "--wildcard", "rep=0", "--output", f"model={tmp_path / 'rep0' / 'model.npz'}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode != 0
     assert "ising10.measure.scans" in proc.stderr and "zigzag" in proc.stderr
     assert not (tmp_path / "rep0").exists()
-
-
-def test_lengths_include_stop_on_the_grid():
-    assert ising10.lengths_from({"start": 5, "stop": 20, "step": 5}, "x").tolist() == [5, 10, 15, 20]
-    assert ising10.lengths_from({"start": 5, "stop": 22, "step": 5}, "x").tolist() == [5, 10, 15, 20]
-    log_grid = ising10.lengths_from({"start": 10, "stop": 16000, "per_decade": 12}, "x")
-    assert log_grid[0] == 10 and log_grid[-1] == 16000 and np.all(np.diff(log_grid) > 0)
-    assert 35 <= log_grid.size <= 41
-    with pytest.raises(ValueError, match="either step or per_decade"):
-        ising10.lengths_from({"start": 1, "stop": 5, "step": 1, "per_decade": 3}, "x")
-    with pytest.raises(ValueError, match="x.start"):
-        ising10.lengths_from({"start": 0, "stop": 22, "step": 5}, "x")
 
 
 # --------------------------------------------------------------------------- E1
 @pytest.fixture(scope="module")
 def replicate_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("ising10") / "rep0"
-    settings = json.dumps(TINY10)
-    run(ising10, "replicate", "--settings", settings, "--seed", 7, "--replicate", 0, "--outdir", out)
-    run(ising10, "measure", "--settings", settings, "--seed", 7, "--replicate", 0, "--outdir", out, "--threads", 1)
+    compute_replicate(out, 0, seed=7, threads=1)
     return out
+
+
+def compute_replicate(out, rep, *, seed, threads=1, measure=True):
+    """The compute steps of one 10x10 replicate (on TINY10) into the folder ``out``."""
+    files = outputs_in(out, **GUARANTEE_FILES)
+    run(ising10, "compute-guarantees", TINY10, seed, outputs=files, wildcards={"rep": rep})
+    if measure:
+        run(ising10, "compute-measure", TINY10, seed, wildcards={"rep": rep}, threads=threads,
+            inputs={k: files[k] for k in ("model", "guarantees", "dogs_scans")},
+            outputs=outputs_in(out, measured="measured_error.csv", exact="exact_marginals.npz"))
 
 
 def test_replicate_result_files(replicate_dir):
@@ -181,7 +198,7 @@ def test_replicate_result_files(replicate_dir):
         assert set(np.unique(data["h"])) <= {0.0, 1.0}
     model = BinaryPairwiseMRF.from_npz(replicate_dir / "model.npz")
     guarantees = pd.read_csv(replicate_dir / "guarantees.csv")
-    assert list(guarantees.columns) == ["scan", "T", "bound"]
+    assert list(guarantees.columns) == ["replicate", "scan", "T", "bound"]
     assert set(guarantees["scan"]) == {"uniform", "systematic", "dogs", "dogs_iterated"}
     lengths = np.union1d(np.arange(8, 65, 8), np.arange(4, 33, 4))
     for scan, part in guarantees.groupby("scan"):
@@ -208,7 +225,7 @@ def test_dogs_never_worse_and_iterating_never_worse(replicate_dir):
 
 def test_measured_error_below_guarantee_and_near_floor(replicate_dir):
     measured = pd.read_csv(replicate_dir / "measured_error.csv")
-    assert list(measured.columns) == ["scan", "T", "error", "bound", "noise_floor", "n_chains"]
+    assert list(measured.columns) == ["replicate", "scan", "T", "error", "bound", "noise_floor", "n_chains"]
     floor = measured["noise_floor"].iloc[0]
     # the guarantee bounds the sum of marginal TVs; the estimate exceeds it by at most a few noise floors
     assert np.all(measured["error"] <= measured["bound"] + 4 * floor)
@@ -216,38 +233,27 @@ def test_measured_error_below_guarantee_and_near_floor(replicate_dir):
     assert np.all(late["error"] < 3 * floor)
 
 
-def test_noise_floor_matches_simulation():
-    rng = np.random.default_rng(0)
-    p_plus = np.array([0.1, 0.5, 0.93])
-    n = 50
-    draws = rng.binomial(n, p_plus, size=(20000, 3)) / n
-    simulated = np.abs(draws - p_plus).sum(axis=1).mean()
-    assert ising10.noise_floor(p_plus, n) == pytest.approx(simulated, rel=0.02)
-
-
 def test_same_seed_same_numbers_other_seed_other_model(replicate_dir, tmp_path):
-    settings = json.dumps(TINY10)
     again = tmp_path / "again"
-    run(ising10, "replicate", "--settings", settings, "--seed", 7, "--replicate", 0, "--outdir", again)
-    run(ising10, "measure", "--settings", settings, "--seed", 7, "--replicate", 0, "--outdir", again, "--threads", 2)
+    compute_replicate(again, 0, seed=7, threads=2)
     for name in ("guarantees.csv", "measured_error.csv"):
         pd.testing.assert_frame_equal(pd.read_csv(replicate_dir / name), pd.read_csv(again / name))
     with np.load(replicate_dir / "scans.npz") as a, np.load(again / "scans.npz") as b:
         assert all(np.array_equal(a[k], b[k]) for k in a.files)
     other = tmp_path / "other"
-    run(ising10, "replicate", "--settings", settings, "--seed", 8, "--replicate", 0, "--outdir", other)
+    compute_replicate(other, 0, seed=8, measure=False)
     with np.load(replicate_dir / "model.npz") as a, np.load(other / "model.npz") as b:
         assert not np.array_equal(a["theta"], b["theta"])
 
 
 def test_summary_and_claims(replicate_dir, tmp_path):
-    settings = json.dumps(TINY10)
     rep1 = replicate_dir.parent / "rep1"
-    run(ising10, "replicate", "--settings", settings, "--seed", 7, "--replicate", 1, "--outdir", rep1)
+    compute_replicate(rep1, 1, seed=7, measure=False)
     claims = tmp_path / "claims.json"
-    run(ising10, "summary", "--settings", settings, "--seed", 7, "--guarantees", replicate_dir / "guarantees.csv",
-        rep1 / "guarantees.csv", "--measured", replicate_dir / "measured_error.csv", "--summary",
-        tmp_path / "summary.csv", "--claims", claims, "--smoke")
+    run(ising10, "summarise", TINY10, 7, smoke=True,
+        inputs={"guarantees": [replicate_dir / "guarantees.csv", rep1 / "guarantees.csv"],
+                "measured": [replicate_dir / "measured_error.csv"]},
+        outputs={"summary": tmp_path / "summary.csv", "claims": claims})
     data = json.loads(claims.read_text())
     assert data["family"] == "ising10" and data["smoke"] is True
     paper_ids = {row["id"] for row in yaml.safe_load((ROOT / "config" / "paper_claims.yaml").read_text())}
@@ -258,73 +264,55 @@ def test_summary_and_claims(replicate_dir, tmp_path):
 
 
 # --------------------------------------------------------------------------- E2
-def test_manhattan_distance_wraps_on_the_torus():
-    open_d = ising40.manhattan_distance(5, 0, torus=False).reshape(5, 5)
-    torus_d = ising40.manhattan_distance(5, 0, torus=True).reshape(5, 5)
-    assert open_d[4, 4] == 8 and torus_d[4, 4] == 2 and torus_d[2, 3] == 4
-    assert open_d[0, 0] == torus_d[0, 0] == 0
-
-
-def test_scan_profile_counts_every_step():
-    side, length = 4, 64
-    indices = systematic_scan(side * side, length).indices
-    prof = ising40.scan_profile(indices, side, 0, False, [0.0, 0.5, 1.0])
-    hist = prof["histogram"]
-    assert hist["visits"].sum() == length and hist["n_sites"].sum() == side * side
-    assert np.allclose(hist["visits_per_site"], length / side**2)
-    assert np.allclose(prof["maps"], 1.0)  # systematic = rate 1 everywhere
-    assert prof["distance_by_step"].size == length
-
-
 def test_ising40_steps_and_bias(tmp_path):
-    settings = json.dumps(TINY40)
     for model in ("open", "torus"):
         out = tmp_path / model
-        run(ising40, "guarantees", "--settings", settings, "--seed", 3, "--model", model, "--outdir", out)
-        run(ising40, "profile", "--settings", settings, "--seed", 3, "--model", model, "--outdir", out)
+        files = outputs_in(out, **GUARANTEE_FILES)
+        run(ising40, "compute-guarantees", TINY40, 3, outputs=files, wildcards={"model": model})
+        run(ising40, "summarise-profile", TINY40, 3, inputs={"scans": files["scans"]}, wildcards={"model": model},
+            outputs=outputs_in(out, histogram="profile_histogram.csv", profile="profile.npz"))
         guarantees = pd.read_csv(out / "guarantees.csv")
-        assert list(guarantees.columns) == ["scan", "T", "bound"]
+        assert list(guarantees.columns) == ["model", "scan", "T", "bound"]
         with np.load(out / "scans.npz") as scans:
             assert set(scans.files) == {"systematic", "dogs", "dogs_iterated"} and scans["dogs"].size == 100
         model_obj = BinaryPairwiseMRF.from_npz(out / "model.npz")
         assert model_obj.n_edges == (50 if model == "torus" else 40)
+    torus = tmp_path / "torus"
+    bias_inputs = {"model": torus / "model.npz", "dogs_scans": torus / "dogs_scans.npz"}
     for k in (0, 1):
-        run(ising40, "bias", "--settings", settings, "--seed", 3, "--repetition", k, "--outdir", tmp_path / "torus",
-            "--out", tmp_path / "torus" / f"bias_rep{k}.csv", "--threads", 2)
-    a, b = (pd.read_csv(tmp_path / "torus" / f"bias_rep{k}.csv") for k in (0, 1))
-    assert list(a.columns) == ["scan", "T", "mean", "se", "n_chains"]
+        run(ising40, "compute-bias", TINY40, 3, inputs=bias_inputs, wildcards={"repetition": k}, threads=2,
+            outputs={"bias": torus / f"bias_rep{k}.csv"})
+    a, b = (pd.read_csv(torus / f"bias_rep{k}.csv") for k in (0, 1))
+    assert list(a.columns) == ["repetition", "scan", "T", "mean", "se", "n_chains"]
     assert not np.array_equal(a["mean"], b["mean"])  # independent repetitions
-    run(ising40, "bias", "--settings", settings, "--seed", 3, "--repetition", 0, "--outdir", tmp_path / "torus",
-        "--out", tmp_path / "again.csv")
+    run(ising40, "compute-bias", TINY40, 3, inputs=bias_inputs, wildcards={"repetition": 0},
+        outputs={"bias": tmp_path / "again.csv"})
     pd.testing.assert_frame_equal(a, pd.read_csv(tmp_path / "again.csv"))  # threads do not change numbers
     claims = tmp_path / "claims.json"
-    run(ising40, "summary", "--settings", settings, "--seed", 3,
-        "--guarantees", tmp_path / "open" / "guarantees.csv", tmp_path / "torus" / "guarantees.csv",
-        "--profiles", tmp_path / "open" / "profile.npz", tmp_path / "torus" / "profile.npz",
-        "--bias", tmp_path / "torus" / "bias_rep0.csv", tmp_path / "torus" / "bias_rep1.csv",
-        "--summary", tmp_path / "summary.csv", "--claims", claims)
+    run(ising40, "summarise", TINY40, 3,
+        inputs={"guarantees_open": tmp_path / "open" / "guarantees.csv", "guarantees_torus": torus / "guarantees.csv",
+                "profile_open": tmp_path / "open" / "profile.npz", "profile_torus": torus / "profile.npz",
+                "bias": [torus / "bias_rep0.csv", torus / "bias_rep1.csv"]},
+        outputs={"summary": tmp_path / "summary.csv", "claims": claims})
     assert set(json.loads(claims.read_text())["claims"]) <= {
         "dogs_s54_bulk_single_run", "dogs_s54_bias_faster", "dogs_b3_zeroes_in", "dogs_s51_actual_gains_exceed_bound_gains"}
     assert {"dogs_s54_bulk_single_run", "dogs_s54_bias_faster", "dogs_b3_zeroes_in"} <= set(
         json.loads(claims.read_text())["claims"])
 
 
-def test_bias_of_an_uncoupled_model_vanishes_after_one_update():
-    model = grid_model(3, 3, 0.0)
-    frame = ising40.measure_bias(model, 0, ["systematic"], [1, 9], {}, 4000, 1, ("test",), 0, progress=None)
-    assert np.all(np.abs(frame["mean"]) < 4 * frame["se"])
-
-
-def test_first_below():
-    frame = pd.DataFrame({"T": [1, 2, 3, 4], "mean": [0.9, 0.5, 0.1, 0.3], "se": 0.05})
-    assert ising40.first_below(frame, 0.2) == 3
-    assert ising40.first_below(frame, 0.01) is None
+def test_a_step_that_asks_for_an_input_the_rule_did_not_pass_fails_clearly(tmp_path):
+    cmd = [sys.executable, "-m", "dogs.experiments.ising40", "compute-bias", "--settings", json.dumps(TINY40),
+           "--wildcard", "repetition=0", "--output", f"bias={tmp_path / 'b.csv'}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 2
+    assert "needs --input model=PATH" in proc.stderr
+    assert not (tmp_path / "b.csv").exists()
 
 
 # --------------------------------------------------------------------------- E3
 def test_loose_bounds_steps(tmp_path):
-    settings = json.dumps(TINY_LOOSE)
-    run(loose_bounds, "guarantees", "--settings", settings, "--seed", 5, "--outdir", tmp_path)
+    files = outputs_in(tmp_path, **{k: v for k, v in GUARANTEE_FILES.items() if k != "scans"})
+    run(loose_bounds, "compute-guarantees", TINY_LOOSE, 5, outputs=files)
     guarantees = pd.read_csv(tmp_path / "guarantees.csv")
     assert list(guarantees.columns) == ["scale", "scan", "T", "bound", "bound_tight"]
     tight = guarantees[guarantees["scale"] == 1.0]
@@ -333,11 +321,12 @@ def test_loose_bounds_steps(tmp_path):
     # a looser C-bar certifies less, and the systematic scan's tight value does not depend on s
     assert np.all(loose["bound"].to_numpy() >= loose["bound_tight"].to_numpy() * (1 - 1e-12))
     assert np.allclose(loose.query("scan == 'systematic'")["bound_tight"], tight.query("scan == 'systematic'")["bound"])
-    run(loose_bounds, "bias", "--settings", settings, "--seed", 5, "--outdir", tmp_path, "--out", tmp_path / "bias.csv")
+    run(loose_bounds, "compute-bias", TINY_LOOSE, 5, inputs={k: files[k] for k in ("model", "dogs_scans")},
+        outputs={"bias": tmp_path / "bias.csv"})
     bias = pd.read_csv(tmp_path / "bias.csv")
     assert set(bias["scale"]) == {1.0, 1.5} and set(bias["scan"]) == {"systematic", "dogs"}
-    run(loose_bounds, "summary", "--settings", settings, "--seed", 5, "--guarantees", tmp_path / "guarantees.csv",
-        "--bias", tmp_path / "bias.csv", "--summary", tmp_path / "summary.csv", "--claims", tmp_path / "claims.json")
+    run(loose_bounds, "summarise", TINY_LOOSE, 5, inputs={"guarantees": files["guarantees"], "bias": tmp_path / "bias.csv"},
+        outputs={"summary": tmp_path / "summary.csv", "claims": tmp_path / "claims.json"})
     assert "dogs_s56_graceful_degradation" in json.loads((tmp_path / "claims.json").read_text())["claims"]
 
 

@@ -13,7 +13,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["seed_sequence", "make_rng", "seed_record"]
+__all__ = ["seed_sequence", "extend_seed", "make_rng", "seed_record"]
 
 
 def _key(part) -> int:
@@ -37,6 +37,13 @@ def _check_root(root) -> int:
 def seed_sequence(root: int, *path) -> np.random.SeedSequence:
     """The SeedSequence for ``path`` (strings and integers) under the root seed."""
     return np.random.SeedSequence(_check_root(root), spawn_key=tuple(_key(p) for p in path))
+
+
+def extend_seed(seed: np.random.SeedSequence, *parts) -> np.random.SeedSequence:
+    """``seed`` with ``parts`` appended to its path: ``extend_seed(seed_sequence(r, *a), *b) == seed_sequence(r, *a, *b)``."""
+    if not isinstance(seed, np.random.SeedSequence):
+        raise TypeError(f"seed must be a numpy.random.SeedSequence, got {type(seed).__name__}")
+    return np.random.SeedSequence(seed.entropy, spawn_key=tuple(seed.spawn_key) + tuple(_key(p) for p in parts))
 
 
 def make_rng(root: int, *path) -> np.random.Generator:

@@ -9,7 +9,7 @@ Two zero-field models (``models.open`` and ``models.torus`` in the config):
 Target ``d = e_1`` (row-major variable 0, the top-left corner): the Dobrushin variation bounds the
 marginal TV of ``X_1^T``. The guarantees of the uniform, systematic, DoGS (Algorithm 2 on the
 systematic scan of the same length, re-optimised for every ``T``) and iterated DoGS scans are those of
-:func:`dogs.experiments.ising10.guarantee_curves`.
+:func:`dogs.scans.guarantees.guarantee_curves`.
 
 Measured bias (torus, Figs. 5, 13, 14): ``n_chains`` independent chains per scan and per ``T``, all
 started at ``+1`` (our choice: with zero field ``E_pi[X_1] = 0`` and a symmetric start would show no bias
@@ -17,253 +17,159 @@ at any ``T``); the bias is the mean of ``X_1^T`` (its target value is 0), with s
 ``sd / sqrt(n_chains)``. Since ``x -> x_1 / 2`` has ``e_1``-bounded differences,
 ``|E[X_1^T]| <= 2 x`` (the guarantee). Repetition 0 is Fig. 5; repetitions ``1..repetitions`` are Fig. 13.
 
-Scan profile (Figs. 4 right, 12, 14, 15): for the DoGS scan of the largest ``T``, how often each variable
-is sampled by Manhattan distance to the target (on the torus the distance wraps around), the spatial
-sampling frequency over successive segments of the scan, and the distance of the updated variable at
-every step (distance-time profile).
+Scan profile (Figs. 4 right, 12, 14, 15): :func:`dogs.scans.profile.scan_profile` of the DoGS scan of
+the largest ``T``.
 
-Steps (``python -m dogs.experiments.ising40 <step> --settings JSON --seed ROOT ...``):
+Steps (``python -m dogs.experiments.ising40 <step> ...``, see :mod:`dogs.experiments._cli`):
 
-``guarantees --model M``  model.npz, guarantees.csv, scans.npz (largest T), dogs_scans.npz (every T), dogs_runs.csv
-``profile --model M``     profile_histogram.csv and profile.npz (segment maps, distance by step)
-``bias --repetition K``   bias_rep<K>.csv (scan, T, mean, se, n_chains) for the torus
-``summary``               summary.csv and claims/ising40.json
-``fig4 fig5 fig12 fig13 fig14 fig15``  the figures
+``compute-guarantees``  outputs model, guarantees, scans (largest T), dogs_scans (every T), runs; wildcard ``model``
+``summarise-profile``   outputs histogram and profile (segment maps, distance by step); wildcard ``model``
+``compute-bias``        output bias (scan, T, mean, se, n_chains) on the torus; wildcard ``repetition``
+``summarise``           outputs summary and claims
+``plot-fig4`` ... ``plot-fig15``  the figures
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise
-from dogs.experiments.common import Stopwatch, base_parser
-from dogs.experiments.ising10 import (
-    add_step_arguments,
-    _fail,
-    _integer,
-    _number,
-    check_bias_settings,
-    guarantee_curves,
-    largest_scans,
-    lengths_from,
-    log,
-    per_length_arrays,
-    recorded_samples,
-    require,
-    set_threads,
-    write_summary,
-)
+from dogs.claims import claim
+from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
-from dogs.seeds import seed_record
-
-__all__ = ["bias_area", "check_settings", "first_below", "manhattan_distance", "measure_bias", "scan_profile"]
+from dogs.samplers.recording import mean_by_scan_and_length
+from dogs.scans.guarantees import guarantee_curves, length_grid, longest_scan_arrays, scan_arrays, scan_family
+from dogs.scans.profile import scan_profile
+from dogs.seeds import seed_record, seed_sequence
+from dogs.summaries import first_at_or_below, mean_abs_bias
 
 FAMILY = "ising40"
 MODEL_NAMES = ("open", "torus")
 BIAS_MODEL = "torus"
 
 
-# --------------------------------------------------------------------------- settings
-def check_model_settings(section, key: str) -> dict:
-    coupling = _number(require(section, "coupling", key), f"{key}.coupling")
-    torus = require(section, "torus", key)
-    if not isinstance(torus, bool):
-        _fail(f"{key}.torus", f"must be true or false, got {torus!r}")
-    field = _number(require(section, "field", key), f"{key}.field")
-    lengths = lengths_from(require(section, "lengths", key), f"{key}.lengths")
-    segments = require(section, "segments", key)
-    if not isinstance(segments, list) or len(segments) < 2:
-        _fail(f"{key}.segments", f"must be a list of at least two fractions, got {segments!r}")
-    segments = [_number(v, f"{key}.segments", 0.0) for v in segments]
-    if segments[0] != 0.0 or segments[-1] != 1.0 or np.any(np.diff(segments) <= 0):
-        _fail(f"{key}.segments", f"must increase strictly from 0 to 1, got {segments!r}")
-    return {"coupling": coupling, "torus": torus, "field": field, "lengths": lengths, "segments": segments}
+def check_settings(settings: dict) -> None:
+    """The checks that span several keys (the schema checks each key on its own)."""
+    side = settings["side"]
+    if settings["target"] >= side * side:
+        raise SettingsError(f"config key ising40.target: must index a variable 0..{side * side - 1}, "
+                            f"got {settings['target']}")
+    for name, section in settings["models"].items():
+        segments = section["segments"]
+        if segments[0] != 0.0 or segments[-1] != 1.0 or np.any(np.diff(segments) <= 0):
+            raise SettingsError(f"config key ising40.models.{name}.segments: must increase strictly from 0 to 1, "
+                                f"got {segments!r}")
+        if section["lengths"]["stop"] < section["lengths"]["start"]:
+            raise SettingsError(f"config key ising40.models.{name}.lengths: stop < start")
+    if settings["bias"]["lengths"]["stop"] < settings["bias"]["lengths"]["start"]:
+        raise SettingsError("config key ising40.bias.lengths: stop < start")
 
 
-def check_settings(settings: dict) -> dict:
-    """Validate the ``ising40`` config slice before any computation."""
-    p = "ising40"
-    side = _integer(require(settings, "side", p), f"{p}.side", 2)
-    target = _integer(require(settings, "target", p), f"{p}.target", 0)
-    if target >= side * side:
-        _fail(f"{p}.target", f"must index a variable 0..{side * side - 1}, got {target}")
-    max_iter = _integer(require(settings, "max_iterations", p), f"{p}.max_iterations", 1)
-    models = require(settings, "models", p)
-    if not isinstance(models, dict) or set(models) != set(MODEL_NAMES):
-        _fail(f"{p}.models", f"must have exactly the sections {', '.join(MODEL_NAMES)}, got {sorted(models) if isinstance(models, dict) else models!r}")
-    parsed = {name: check_model_settings(models[name], f"{p}.models.{name}") for name in MODEL_NAMES}
-    for name, section in parsed.items():
-        if section["torus"] and side < 3:
-            _fail(f"{p}.side", f"a torus needs a side >= 3, got {side}")
-    bias = require(settings, "bias", p)
-    b = f"{p}.bias"
-    bias_cfg = check_bias_settings(bias, b, with_repetitions=True)
-    return {"side": side, "target": target, "max_iterations": max_iter, "models": parsed, "bias": bias_cfg}
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings)
 
 
-# --------------------------------------------------------------------------- computations
-def manhattan_distance(side: int, target: int, torus: bool) -> np.ndarray:
-    """Manhattan distance of every variable (row-major) to ``target`` on a ``side x side`` grid (wrapping on a torus)."""
-    r, c = np.divmod(np.arange(side * side), side)
-    tr, tc = divmod(int(target), side)
-    dr, dc = np.abs(r - tr), np.abs(c - tc)
-    if torus:
-        dr, dc = np.minimum(dr, side - dr), np.minimum(dc, side - dc)
-    return (dr + dc).astype(np.int64)
+def _model_name(ctx) -> str:
+    name = ctx.wildcard("model", str)
+    if name not in MODEL_NAMES:
+        raise SettingsError(f"wildcard model must be one of {', '.join(MODEL_NAMES)}, got {name!r}")
+    return name
 
 
-def scan_profile(indices, side: int, target: int, torus: bool, segments) -> dict:
-    """Where a deterministic scan spends its steps, relative to the systematic scan's rate ``T / p``.
-
-    Returns the per-distance histogram (DataFrame: distance, n_sites, visits, visits_per_site,
-    systematic_visits_per_site), the segment maps ``(n_segments, side, side)`` of
-    ``visits * p / segment length`` (1 = the systematic scan's rate), the segment bounds in steps, and
-    the distance of the updated variable at every step.
-    """
-    indices = np.asarray(indices, dtype=np.int64)
-    p, length = side * side, indices.size
-    distance = manhattan_distance(side, target, torus)
-    visits = np.bincount(indices, minlength=p)
-    by_d = pd.DataFrame({"distance": distance, "visits": visits}).groupby("distance")
-    histogram = pd.DataFrame({
-        "distance": by_d.size().index.astype(np.int64),
-        "n_sites": by_d.size().to_numpy(),
-        "visits": by_d["visits"].sum().to_numpy(),
-    })
-    histogram["visits_per_site"] = histogram["visits"] / histogram["n_sites"]
-    histogram["systematic_visits_per_site"] = length / p
-    bounds = np.unique(np.round(np.asarray(segments) * length).astype(np.int64))
-    maps = np.zeros((bounds.size - 1, side, side))
-    for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
-        counts = np.bincount(indices[lo:hi], minlength=p)
-        maps[k] = (counts * p / max(hi - lo, 1)).reshape(side, side)
-    return {"histogram": histogram, "maps": maps, "segment_bounds": bounds, "distance_by_step": distance[indices],
-            "mean_distance_by_segment": np.array([distance[indices[lo:hi]].mean() if hi > lo else np.nan
-                                                  for lo, hi in zip(bounds[:-1], bounds[1:])])}
-
-
-def measure_bias(model: BinaryPairwiseMRF, target: int, scans, lengths, stored, n_chains: int, initial_state: int,
-                 seed_path: tuple, root: int, progress=log) -> pd.DataFrame:
-    """Mean and standard error of ``X_target^T`` over ``n_chains`` independent chains, for every scan and ``T``."""
-    rows = []
-    for name, t, values in recorded_samples(model, scans, lengths, stored, n_chains, initial_state, [target],
-                                            seed_path, root, progress, "bias of"):
-        column = values[:, 0].astype(np.float64)
-        rows.append((name, t, column.mean(), column.std(ddof=1) / np.sqrt(n_chains)))
-    frame = pd.DataFrame(rows, columns=["scan", "T", "mean", "se"])
-    frame["n_chains"] = n_chains
-    return frame
-
-
-def first_below(frame: pd.DataFrame, level: float):
-    """First ``T`` of the grid at which the measured ``|mean|`` is at most ``level`` (None if never).
-
-    ``level`` is chosen well above the Monte Carlo noise (2 s.e.), so the first crossing marks the
-    decay of the bias rather than a chance fluctuation.
-    """
-    ordered = frame.sort_values("T")
-    hit = ordered[np.abs(ordered["mean"]) <= level]
-    return int(hit["T"].iloc[0]) if len(hit) else None
-
-
-def bias_area(frame: pd.DataFrame) -> float:
-    """Mean of ``|mean|`` over the grid: one number per curve, lower is faster decay."""
-    return float(np.abs(frame["mean"]).mean())
-
-
-# --------------------------------------------------------------------------- steps
 def build_model(cfg: dict, name: str) -> BinaryPairwiseMRF:
     section = cfg["models"][name]
     return grid_model(cfg["side"], cfg["side"], section["coupling"], section["field"], torus=section["torus"])
 
 
 def target_weights(n_vars: int, target: int) -> np.ndarray:
+    """``d = e_target``: the marginal of one variable."""
     weights = np.zeros(n_vars)
     weights[target] = 1.0
     return weights
 
 
-def step_guarantees(args, cfg):
-    name = args.model
-    out = Path(args.outdir)
+@EXPERIMENT.step("compute-guarantees")
+def compute_guarantees(ctx):
+    cfg, name = ctx.settings, _model_name(ctx)
     section = cfg["models"][name]
-    lengths = section["lengths"]
+    lengths = length_grid(**section["lengths"])
     if name == BIAS_MODEL:
-        lengths = np.union1d(lengths, cfg["bias"]["lengths"])
-    with Stopwatch() as sw:
-        model = build_model(cfg, name)
-        influence = influence_binary_pairwise(model)
-        weights = target_weights(model.n_vars, cfg["target"])
-        log(f"{name}: {cfg['side']}x{cfg['side']} grid, coupling {section['coupling']:.6g}, torus {section['torus']}, "
-            f"max C-bar {influence.data.max():.4f}, {len(lengths)} lengths up to {lengths.max()}")
-        frame, per_length, runs = guarantee_curves(model, weights, influence, lengths, cfg["max_iterations"])
-    settings = {**args.settings, "model": name}
-    seed = None  # the models and the guarantees are deterministic
+        lengths = np.union1d(lengths, length_grid(**cfg["bias"]["lengths"]))
+    model = build_model(cfg, name)
+    influence = influence_binary_pairwise(model)
+    ctx.log.info("%s: %dx%d grid, coupling %.6g, torus %s, max C-bar %.4f, %d lengths up to %d", name, cfg["side"],
+                 cfg["side"], section["coupling"], section["torus"], influence.data.max(), len(lengths), lengths.max())
+    frame, per_length, runs = guarantee_curves(model.n_vars, target_weights(model.n_vars, cfg["target"]), influence,
+                                               lengths, cfg["max_iterations"], progress=ctx.log.info)
+    frame.insert(0, "model", name)
+    settings, seconds = {**cfg, "model": name}, ctx.elapsed()
     extra = {"target": cfg["target"], "weights": "d = e_target", "influence": "Theorem 11"}
-    write_npz(out / "model.npz", **model.to_npz_dict())
-    write_meta(out / "model.npz", settings=settings, seed=seed, elapsed_seconds=sw.seconds,
-               extra={"description": f"40x40 {name} Ising grid of DoGS §5.4, zero field; edges row-major r*L+c"})
-    write_csv(frame, out / "guarantees.csv")
-    write_meta(out / "guarantees.csv", settings=settings, seed=seed, elapsed_seconds=sw.seconds,
-               extra={**extra, "description": "Dobrushin variation (marginal TV guarantee of the target) of each scan of length T"})
-    write_npz(out / "scans.npz", **largest_scans(model, per_length, int(lengths.max())))
-    write_meta(out / "scans.npz", settings=settings, seed=seed, elapsed_seconds=sw.seconds,
-               extra={**extra, "T": int(lengths.max()), "description": "variable index sequences of the largest T"})
-    write_npz(out / "dogs_scans.npz", **per_length_arrays(per_length))
-    write_meta(out / "dogs_scans.npz", settings=settings, seed=seed, elapsed_seconds=sw.seconds,
-               extra={**extra, "description": "DoGS scans of every T, keys <scan>_T<T>"})
-    write_csv(runs, out / "dogs_runs.csv")
-    write_meta(out / "dogs_runs.csv", settings=settings, seed=seed, elapsed_seconds=sw.seconds)
-    log(f"{name} done in {sw.seconds:.1f} s")
+    outputs = {
+        "model": (lambda path: write_npz(path, **model.to_npz_dict()),
+                  f"40x40 {name} Ising grid of DoGS §5.4, zero field; edges row-major r*L+c"),
+        "guarantees": (lambda path: write_csv(frame, path),
+                       "Dobrushin variation (marginal TV guarantee of the target) of each scan of length T"),
+        "scans": (lambda path: write_npz(path, **longest_scan_arrays(model.n_vars, per_length, int(lengths.max()))),
+                  f"variable index sequences of the largest T = {int(lengths.max())}"),
+        "dogs_scans": (lambda path: write_npz(path, **scan_arrays(per_length)), "DoGS scans of every T, keys <scan>_T<T>"),
+        "runs": (lambda path: write_csv(runs, path), "Algorithm 2 timings and iterated-DoGS runs per T"),
+    }
+    for key, (write, description) in outputs.items():
+        write(ctx.output(key))
+        write_meta(ctx.output(key), settings=settings, seed=None, elapsed_seconds=seconds,
+                   extra={**extra, "description": description})
 
 
-def step_profile(args, cfg):
-    name = args.model
-    out = Path(args.outdir)
+@EXPERIMENT.step("summarise-profile")
+def summarise_profile(ctx):
+    cfg, name = ctx.settings, _model_name(ctx)
     section = cfg["models"][name]
-    with np.load(out / "scans.npz") as scans:
+    with np.load(ctx.input("scans")) as scans:
         indices = np.asarray(scans["dogs"])
-    with Stopwatch() as sw:
-        prof = scan_profile(indices, cfg["side"], cfg["target"], section["torus"], section["segments"])
-    settings = {**args.settings, "model": name}
-    write_csv(prof["histogram"], out / "profile_histogram.csv")
-    write_meta(out / "profile_histogram.csv", settings=settings, seed=None, elapsed_seconds=sw.seconds,
+    prof = scan_profile(indices, cfg["side"], cfg["target"], section["torus"], section["segments"])
+    settings, seconds = {**cfg, "model": name}, ctx.elapsed()
+    write_csv(prof["histogram"], ctx.output("histogram"))
+    write_meta(ctx.output("histogram"), settings=settings, seed=None, elapsed_seconds=seconds,
                extra={"scan": "dogs", "T": int(indices.size), "target": cfg["target"],
                       "description": "visits of the DoGS scan of the largest T by Manhattan distance to the target"})
-    write_npz(out / "profile.npz", maps=prof["maps"], segment_bounds=prof["segment_bounds"],
+    write_npz(ctx.output("profile"), maps=prof["maps"], segment_bounds=prof["segment_bounds"],
               distance_by_step=prof["distance_by_step"], mean_distance_by_segment=prof["mean_distance_by_segment"],
               target=np.int64(cfg["target"]), torus=np.bool_(section["torus"]))
-    write_meta(out / "profile.npz", settings=settings, seed=None, elapsed_seconds=sw.seconds,
+    write_meta(ctx.output("profile"), settings=settings, seed=None, elapsed_seconds=seconds,
                extra={"description": "maps: visits * p / segment length per site (1 = systematic rate) for steps "
                                      "segment_bounds[k]..segment_bounds[k+1]; distance_by_step: distance of the updated "
                                      "variable to the target at each step"})
-    log(f"{name}: mean distance to the target by segment {np.round(prof['mean_distance_by_segment'], 2).tolist()}")
+    ctx.log.info("%s: mean distance to the target by segment %s", name,
+                 np.round(prof["mean_distance_by_segment"], 2).tolist())
 
 
-def step_bias(args, cfg):
-    set_threads(args.threads)
-    out = Path(args.outdir)
+@EXPERIMENT.step("compute-bias")
+def compute_bias(ctx):
+    cfg = ctx.settings
     bias = cfg["bias"]
-    model = BinaryPairwiseMRF.from_npz(out / "model.npz")
-    with np.load(out / "dogs_scans.npz") as stored, Stopwatch() as sw:
-        stored = dict(stored)
-        frame = measure_bias(model, cfg["target"], bias["scans"], bias["lengths"], stored, bias["n_chains"],
-                             bias["initial_state"], (FAMILY, BIAS_MODEL, "bias", args.repetition), args.seed)
-    path = Path(args.out)
-    write_csv(frame, path)
-    write_meta(path, settings=args.settings, seed=seed_record(args.seed, FAMILY, BIAS_MODEL, "bias", args.repetition),
-               elapsed_seconds=sw.seconds,
-               extra={"repetition": args.repetition, "target": cfg["target"], "threads": args.threads,
+    repetition = ctx.wildcard("repetition")
+    if repetition > bias["repetitions"]:
+        raise SettingsError(f"config key ising40.bias.repetitions: repetition {repetition} > "
+                            f"repetitions = {bias['repetitions']}")
+    model = BinaryPairwiseMRF.from_npz(ctx.input("model"))
+    lengths = length_grid(**bias["lengths"])
+    with np.load(ctx.input("dogs_scans")) as stored:
+        families = {name: scan_family(name, dict(stored), lengths, model.n_vars) for name in bias["scans"]}
+    path = (FAMILY, BIAS_MODEL, "bias", repetition)
+    frame = mean_by_scan_and_length(model, families, lengths, target=cfg["target"], seed=seed_sequence(ctx.seed, *path),
+                                    n_chains=bias["n_chains"], initial_state=bias["initial_state"],
+                                    progress=ctx.log.info)
+    frame.insert(0, "repetition", repetition)
+    write_csv(frame, ctx.output("bias"))
+    write_meta(ctx.output("bias"), settings=cfg, seed=seed_record(ctx.seed, *path), elapsed_seconds=ctx.elapsed(),
+               extra={"repetition": repetition, "target": cfg["target"], "threads": ctx.threads,
                       "description": "mean and standard error of X_target^T over n_chains independent chains "
                                      "started at initial_state; E_pi[X_target] = 0"})
     level = bias["speed_level"]
     for scan, group in frame.groupby("scan"):
-        log(f"repetition {args.repetition}, {scan}: |bias| first <= {level:g} at T = {first_below(group, level)}")
+        ctx.log.info("repetition %d, %s: |bias| first <= %g at T = %s", repetition, scan, level,
+                     first_at_or_below(group, level))
 
 
 def _share_one_run(last: pd.Series) -> float:
@@ -271,11 +177,11 @@ def _share_one_run(last: pd.Series) -> float:
     return float((np.log(last["systematic"]) - np.log(last["dogs"])) / total) if total > 0 else 1.0
 
 
-def step_summary(args, cfg):
-    from dogs.claims import claim
-
+@EXPERIMENT.step("summarise")
+def summarise(ctx):
+    cfg = ctx.settings
     rows, claims = [], {}
-    guarantees = {Path(p).parent.name: pd.read_csv(p) for p in args.guarantees}
+    guarantees = {name: pd.read_csv(ctx.input(f"guarantees_{name}")) for name in MODEL_NAMES}
     lasts = {}
     for name, frame in guarantees.items():
         wide = frame.pivot_table(index="T", columns="scan", values="bound").reset_index()
@@ -283,7 +189,7 @@ def step_summary(args, cfg):
         wide.insert(0, "model", name)
         wide["ratio_dogs_over_systematic"] = wide["dogs"] / wide["systematic"]
         rows.append(wide)
-        on_grid = wide[wide["T"].isin(cfg["models"][name]["lengths"])]
+        on_grid = wide[wide["T"].isin(length_grid(**cfg["models"][name]["lengths"]))]
         lasts[name] = on_grid.iloc[-1]
     summary = pd.concat(rows)
 
@@ -296,16 +202,17 @@ def step_summary(args, cfg):
         f"log-improvement", verdict, T=int(last["T"]), share=share,
         bounds={k: float(last[k]) for k in ("uniform", "systematic", "dogs", "dogs_iterated")})
 
-    bias = [pd.read_csv(p) for p in args.bias]
+    bias = [pd.read_csv(p) for p in ctx.inputs("bias")]
+    bias_lengths = length_grid(**cfg["bias"]["lengths"])
     level = cfg["bias"]["speed_level"]
     reach, areas = [], []
     for frame in bias:
         groups = {scan: g for scan, g in frame.groupby("scan")}
         if {"systematic", "dogs"} <= set(groups):
-            reach.append((first_below(groups["systematic"], level), first_below(groups["dogs"], level)))
-            areas.append((bias_area(groups["systematic"]), bias_area(groups["dogs"])))
+            reach.append((first_at_or_below(groups["systematic"], level), first_at_or_below(groups["dogs"], level)))
+            areas.append((mean_abs_bias(groups["systematic"]), mean_abs_bias(groups["dogs"])))
     if reach:
-        grid_max = int(cfg["bias"]["lengths"].max())
+        grid_max = int(bias_lengths.max())
         # DoGS never reaching the level counts as no speed-up; systematic never reaching it as an infinite one
         speedups = [0.0 if d is None else (np.inf if s is None else s / d) for s, d in reach]
         area_ratio = [a_s / a_d if a_d > 0 else np.inf for a_s, a_d in areas]
@@ -320,7 +227,7 @@ def step_summary(args, cfg):
         claims["dogs_s54_bias_faster"] = claim(
             f"torus, {len(reach)} repetitions x {cfg['bias']['n_chains']} chains: |measured bias of X_1| first "
             f"<= {level:g} at T = {fmt} (systematic vs DoGS), speed-up {np.median(speedups):.1f}x (median); "
-            f"mean |bias| over T = {int(cfg['bias']['lengths'].min())}..{grid_max} is {np.median(area_ratio):.1f}x "
+            f"mean |bias| over T = {int(bias_lengths.min())}..{grid_max} is {np.median(area_ratio):.1f}x "
             f"lower with DoGS", verdict, level=level,
             first_T_systematic=[s for s, _ in reach], first_T_dogs=[d for _, d in reach],
             speedup=[float(x) for x in speedups], mean_abs_bias_ratio=[float(x) for x in area_ratio])
@@ -348,7 +255,7 @@ def step_summary(args, cfg):
                 f"V_sys / V_DoGS (median over T; per repetition {', '.join(f'{x:.1f}' for x in excess)})",
                 verdict, ratio_measured_gain_over_bound_gain=excess, level=level)
 
-    profiles = {Path(p).parent.name: np.load(p) for p in args.profiles}
+    profiles = {name: np.load(ctx.input(f"profile_{name}")) for name in MODEL_NAMES}
     monotone = {}
     for name, prof in profiles.items():
         means = np.asarray(prof["mean_distance_by_segment"])
@@ -360,56 +267,62 @@ def step_summary(args, cfg):
         + "; ".join(f"{name} {' > '.join(map(str, means))}" for name, (_, means) in monotone.items()),
         verdict, mean_distance_by_segment={k: v for k, (_, v) in monotone.items()})
 
-    write_summary(summary, Path(args.summary), args.settings, "marginal TV guarantees per model and T, one column per scan",
-                  args.claims, FAMILY, claims, args.smoke)
+    write_csv(summary, ctx.output("summary"))
+    write_meta(ctx.output("summary"), settings=cfg, seed=None, elapsed_seconds=ctx.elapsed(),
+               extra={"description": "marginal TV guarantees per model and T, one column per scan"})
+    ctx.write_claims(claims)
 
 
-def step_figure(args, cfg):
+@EXPERIMENT.step("plot-fig4")
+def plot_fig4(ctx):
     from dogs.plotting import ising as plots
 
-    side, target = cfg["side"], cfg["target"]
-    step = args.step
-    if step == "fig4":
-        fig = plots.figure_open_guarantees(pd.read_csv(args.guarantees[0]), pd.read_csv(args.histograms[0]),
-                                           side=side)
-    elif step == "fig5":
-        fig = plots.figure_torus_guarantees_bias(pd.read_csv(args.guarantees[0]), pd.read_csv(args.bias[0]),
-                                                 side=side, coupling=cfg["models"]["torus"]["coupling"])
-    elif step in ("fig12", "fig15"):
-        with np.load(args.profiles[0]) as prof:
-            fig = plots.figure_frequency_maps(prof["maps"], prof["segment_bounds"], side=side, target=target,
-                                              torus=bool(prof["torus"]))
-    elif step == "fig13":
-        fig = plots.figure_bias_repetitions([pd.read_csv(p) for p in args.bias], side=side)
-    elif step == "fig14":
-        with np.load(args.profiles[0]) as prof:
-            distance = np.asarray(prof["distance_by_step"])
-        fig = plots.figure_torus_profile(pd.read_csv(args.bias[0]), pd.read_csv(args.histograms[0]), distance,
-                                         side=side)
-    plots.save(fig, args.out)
+    fig = plots.figure_open_guarantees(pd.read_csv(ctx.input("guarantees")), pd.read_csv(ctx.input("histogram")),
+                                       side=ctx.settings["side"])
+    plots.save(fig, ctx.output("figure"))
 
 
-def main(argv=None):
-    parser = base_parser(__doc__.splitlines()[0])
-    parser.add_argument("step", choices=["guarantees", "profile", "bias", "summary",
-                                         "fig4", "fig5", "fig12", "fig13", "fig14", "fig15"])
-    parser.add_argument("--model", choices=MODEL_NAMES)
-    parser.add_argument("--repetition", type=int, default=0)
-    parser.add_argument("--guarantees", nargs="*", default=[])
-    parser.add_argument("--bias", nargs="*", default=[])
-    parser.add_argument("--profiles", nargs="*", default=[])
-    parser.add_argument("--histograms", nargs="*", default=[])
-    add_step_arguments(parser)
-    args = parser.parse_args(argv)
-    cfg = check_settings(args.settings)
-    if args.step in ("guarantees", "profile") and args.model is None:
-        parser.error(f"step {args.step} needs --model")
-    if args.step == "bias" and args.repetition > cfg["bias"]["repetitions"]:
-        _fail("ising40.bias.repetitions", f"repetition {args.repetition} > repetitions = {cfg['bias']['repetitions']}")
-    {"guarantees": step_guarantees, "profile": step_profile, "bias": step_bias, "summary": step_summary}.get(
-        args.step, step_figure)(args, cfg)
-    return 0
+@EXPERIMENT.step("plot-fig5")
+def plot_fig5(ctx):
+    from dogs.plotting import ising as plots
+
+    fig = plots.figure_torus_guarantees_bias(pd.read_csv(ctx.input("guarantees")), pd.read_csv(ctx.input("bias")),
+                                             side=ctx.settings["side"],
+                                             coupling=ctx.settings["models"]["torus"]["coupling"])
+    plots.save(fig, ctx.output("figure"))
+
+
+def _plot_frequency_maps(ctx):
+    from dogs.plotting import ising as plots
+
+    with np.load(ctx.input("profile")) as prof:
+        fig = plots.figure_frequency_maps(prof["maps"], prof["segment_bounds"], side=ctx.settings["side"],
+                                          target=ctx.settings["target"], torus=bool(prof["torus"]))
+    plots.save(fig, ctx.output("figure"))
+
+
+EXPERIMENT.step("plot-fig12")(_plot_frequency_maps)
+EXPERIMENT.step("plot-fig15")(_plot_frequency_maps)
+
+
+@EXPERIMENT.step("plot-fig13")
+def plot_fig13(ctx):
+    from dogs.plotting import ising as plots
+
+    fig = plots.figure_bias_repetitions([pd.read_csv(p) for p in ctx.inputs("bias")], side=ctx.settings["side"])
+    plots.save(fig, ctx.output("figure"))
+
+
+@EXPERIMENT.step("plot-fig14")
+def plot_fig14(ctx):
+    from dogs.plotting import ising as plots
+
+    with np.load(ctx.input("profile")) as prof:
+        distance = np.asarray(prof["distance_by_step"])
+    fig = plots.figure_torus_profile(pd.read_csv(ctx.input("bias")), pd.read_csv(ctx.input("histogram")), distance,
+                                     side=ctx.settings["side"])
+    plots.save(fig, ctx.output("figure"))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    EXPERIMENT.run()

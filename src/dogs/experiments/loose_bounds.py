@@ -14,50 +14,34 @@ Measured bias (bottom row of Fig. 8): ``n_chains`` independent chains per scan, 
 started at ``+1`` (our choice; ``E_pi[X_1] = 0`` by symmetry), mean of ``X_1^T`` and its standard error.
 The systematic scan does not depend on ``s``; it is measured with fresh chains in every column.
 
-Steps (``python -m dogs.experiments.loose_bounds <step> --settings JSON --seed ROOT ...``):
+Steps (``python -m dogs.experiments.loose_bounds <step> ...``, see :mod:`dogs.experiments._cli`):
 
-``guarantees``  model.npz, guarantees.csv (scale, scan, T, bound, bound_tight; T on the union of the guarantee
-                and bias grids), dogs_scans.npz, dogs_runs.csv
-``bias``        bias.csv (scale, scan, T, mean, se, n_chains)
-``summary``     summary.csv and claims/loose_bounds.json
-``fig8``        the figure
+``compute-guarantees``  outputs model, guarantees (scale, scan, T, bound, bound_tight; T on the union of the
+                        guarantee and bias grids), dogs_scans, runs
+``compute-bias``        output bias (scale, scan, T, mean, se, n_chains)
+``summarise``           outputs summary and claims
+``plot-fig8``           the figure
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise, loosen
-from dogs.experiments.common import Stopwatch, base_parser
-from dogs.experiments.ising10 import (
-    add_step_arguments,
-    _fail,
-    _integer,
-    _number,
-    check_bias_settings,
-    lengths_from,
-    log,
-    require,
-    set_threads,
-    write_summary,
-)
-from dogs.experiments.ising40 import bias_area, first_below, measure_bias, target_weights
+from dogs.claims import claim
+from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
+from dogs.samplers.recording import mean_by_scan_and_length
 from dogs.scans.base import systematic_scan
 from dogs.scans.dogs import dogs_scan
+from dogs.scans.guarantees import length_grid, scan_family
 from dogs.scans.variation import dobrushin_variation, dobrushin_variation_curve
-from dogs.seeds import seed_record
-
-__all__ = ["check_settings", "loose_guarantees", "scale_label"]
+from dogs.seeds import seed_record, seed_sequence
+from dogs.summaries import first_at_or_below, mean_abs_bias
 
 FAMILY = "loose_bounds"
-#: The scans of Fig. 8.
-LOOSE_SCANS = ("systematic", "dogs")
 
 
 def scale_label(scale: float) -> str:
@@ -65,39 +49,28 @@ def scale_label(scale: float) -> str:
     return f"{scale:g}"
 
 
-def check_settings(settings: dict) -> dict:
-    """Validate the ``loose_bounds`` config slice before any computation."""
-    p = "loose_bounds"
-    side = _integer(require(settings, "side", p), f"{p}.side", 3)
-    target = _integer(require(settings, "target", p), f"{p}.target", 0)
-    if target >= side * side:
-        _fail(f"{p}.target", f"must index a variable 0..{side * side - 1}, got {target}")
-    coupling = _number(require(settings, "coupling", p), f"{p}.coupling")
-    torus = require(settings, "torus", p)
-    if not isinstance(torus, bool):
-        _fail(f"{p}.torus", f"must be true or false, got {torus!r}")
-    field = _number(require(settings, "field", p), f"{p}.field")
-    scales = require(settings, "scales", p)
-    if not isinstance(scales, list) or not scales:
-        _fail(f"{p}.scales", f"must be a non-empty list of factors >= 1, got {scales!r}")
-    scales = [_number(s, f"{p}.scales", 1.0) for s in scales]
-    if len({scale_label(s) for s in scales}) != len(scales):
-        _fail(f"{p}.scales", f"lists a factor twice: {scales!r}")
-    if 1.0 not in scales:
-        _fail(f"{p}.scales", f"must include 1.0 (the tight bound, the reference of the comparison), got {scales!r}")
-    lengths = lengths_from(require(settings, "lengths", p), f"{p}.lengths")
-    bias = require(settings, "bias", p)
-    b = f"{p}.bias"
-    bias_cfg = check_bias_settings(bias, b, allowed=LOOSE_SCANS)
-    return {"side": side, "target": target, "coupling": coupling, "torus": torus, "field": field,
-            "scales": scales, "lengths": lengths, "bias": bias_cfg}
+def check_settings(settings: dict) -> None:
+    """The checks that span several keys (the schema checks each key on its own)."""
+    side = settings["side"]
+    if settings["target"] >= side * side:
+        raise SettingsError(f"config key loose_bounds.target: must index a variable 0..{side * side - 1}, "
+                            f"got {settings['target']}")
+    labels = [scale_label(s) for s in settings["scales"]]
+    if len(set(labels)) != len(labels):
+        raise SettingsError(f"config key loose_bounds.scales: lists a factor twice: {settings['scales']!r}")
+    for key, spec in (("lengths", settings["lengths"]), ("bias.lengths", settings["bias"]["lengths"])):
+        if spec["stop"] < spec["start"]:
+            raise SettingsError(f"config key loose_bounds.{key}: stop < start: {spec!r}")
+
+
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings)
 
 
 def build_model(cfg: dict) -> BinaryPairwiseMRF:
     return grid_model(cfg["side"], cfg["side"], cfg["coupling"], cfg["field"], torus=cfg["torus"])
 
 
-def loose_guarantees(model: BinaryPairwiseMRF, weights, tight, scales, lengths, progress=log):
+def loose_guarantees(model: BinaryPairwiseMRF, weights, tight, scales, lengths, progress=None):
     """Guarantees of systematic and DoGS for every looseness factor; DoGS scans keyed ``dogs_s<s>_T<T>``."""
     lengths = np.unique(np.asarray(lengths, dtype=np.int64))
     p = model.n_vars
@@ -121,60 +94,63 @@ def loose_guarantees(model: BinaryPairwiseMRF, weights, tight, scales, lengths, 
     return frame, scans, pd.DataFrame(runs)
 
 
-def step_guarantees(args, cfg):
-    out = Path(args.outdir)
-    with Stopwatch() as sw:
-        model = build_model(cfg)
-        tight = influence_binary_pairwise(model)
-        weights = target_weights(model.n_vars, cfg["target"])
-        log(f"{cfg['side']}x{cfg['side']} torus {cfg['torus']}, coupling {cfg['coupling']}, max C-hat "
-            f"{tight.data.max():.4f}, max row sum x 1.5 = {1.5 * float(np.asarray(tight.sum(axis=1)).max()):.3f}")
-        lengths = np.union1d(cfg["lengths"], cfg["bias"]["lengths"])
-        frame, scans, runs = loose_guarantees(model, weights, tight, cfg["scales"], lengths)
+@EXPERIMENT.step("compute-guarantees")
+def compute_guarantees(ctx):
+    cfg = ctx.settings
+    model = build_model(cfg)
+    tight = influence_binary_pairwise(model)
+    weights = np.zeros(model.n_vars)
+    weights[cfg["target"]] = 1.0
+    ctx.log.info("%dx%d torus %s, coupling %s, max C-hat %.4f, max row sum x 1.5 = %.3f", cfg["side"], cfg["side"],
+                 cfg["torus"], cfg["coupling"], tight.data.max(), 1.5 * float(np.asarray(tight.sum(axis=1)).max()))
+    lengths = np.union1d(length_grid(**cfg["lengths"]), length_grid(**cfg["bias"]["lengths"]))
+    frame, scans, runs = loose_guarantees(model, weights, tight, cfg["scales"], lengths, progress=ctx.log.info)
+    seconds = ctx.elapsed()
     extra = {"target": cfg["target"], "weights": "d = e_target", "influence": "s x Theorem 11"}
-    write_npz(out / "model.npz", **model.to_npz_dict())
-    write_meta(out / "model.npz", settings=args.settings, seed=None, elapsed_seconds=sw.seconds,
-               extra={"description": "40x40 toroidal Ising grid of DoGS §5.6, zero field"})
-    write_csv(frame, out / "guarantees.csv")
-    write_meta(out / "guarantees.csv", settings=args.settings, seed=None, elapsed_seconds=sw.seconds,
-               extra={**extra, "description": "bound: Dobrushin variation computed with C-bar = scale x C-hat (the "
-                                              "scan's certificate in that setting); bound_tight: the same scan "
-                                              "evaluated with C-hat"})
-    write_npz(out / "dogs_scans.npz", **scans)
-    write_meta(out / "dogs_scans.npz", settings=args.settings, seed=None, elapsed_seconds=sw.seconds,
-               extra={**extra, "description": "DoGS scans optimised with scale x C-hat, keys dogs_s<scale>_T<T>"})
-    write_csv(runs, out / "dogs_runs.csv")
-    write_meta(out / "dogs_runs.csv", settings=args.settings, seed=None, elapsed_seconds=sw.seconds)
-    log(f"done in {sw.seconds:.1f} s")
+    outputs = {
+        "model": (lambda path: write_npz(path, **model.to_npz_dict()), "40x40 toroidal Ising grid of DoGS §5.6, zero field"),
+        "guarantees": (lambda path: write_csv(frame, path),
+                       "bound: Dobrushin variation computed with C-bar = scale x C-hat (the scan's certificate in that "
+                       "setting); bound_tight: the same scan evaluated with C-hat"),
+        "dogs_scans": (lambda path: write_npz(path, **scans), "DoGS scans optimised with scale x C-hat, keys dogs_s<scale>_T<T>"),
+        "runs": (lambda path: write_csv(runs, path), "Algorithm 2 timings per scale and T"),
+    }
+    for key, (write, description) in outputs.items():
+        write(ctx.output(key))
+        write_meta(ctx.output(key), settings=cfg, seed=None, elapsed_seconds=seconds,
+                   extra={**extra, "description": description})
 
 
-def step_bias(args, cfg):
-    set_threads(args.threads)
-    out = Path(args.outdir)
-    model = BinaryPairwiseMRF.from_npz(out / "model.npz")
+@EXPERIMENT.step("compute-bias")
+def compute_bias(ctx):
+    cfg = ctx.settings
     bias = cfg["bias"]
+    model = BinaryPairwiseMRF.from_npz(ctx.input("model"))
+    lengths = length_grid(**bias["lengths"])
     frames = []
-    with np.load(out / "dogs_scans.npz") as stored, Stopwatch() as sw:
+    with np.load(ctx.input("dogs_scans")) as stored:
         stored = dict(stored)
-        for scale in cfg["scales"]:
-            label = scale_label(scale)
-            renamed = {f"dogs_T{key.rsplit('_T', 1)[1]}": value for key, value in stored.items()
-                       if key.startswith(f"dogs_s{label}_T")}
-            frame = measure_bias(model, cfg["target"], bias["scans"], bias["lengths"], renamed, bias["n_chains"],
-                                 bias["initial_state"], (FAMILY, "bias", label), args.seed,
-                                 progress=lambda m, label=label: log(f"s = {label}: {m}"))
-            frame.insert(0, "scale", scale)
-            frames.append(frame)
-    frame = pd.concat(frames, ignore_index=True)
-    path = Path(args.out)
-    write_csv(frame, path)
-    write_meta(path, settings=args.settings, seed=seed_record(args.seed, FAMILY, "bias"), elapsed_seconds=sw.seconds,
-               extra={"threads": args.threads, "description": "mean and standard error of X_target^T over n_chains "
+    for scale in cfg["scales"]:
+        label = scale_label(scale)
+        renamed = {f"dogs_T{key.rsplit('_T', 1)[1]}": value for key, value in stored.items()
+                   if key.startswith(f"dogs_s{label}_T")}
+        families = {name: scan_family(name, renamed, lengths, model.n_vars) for name in bias["scans"]}
+        frame = mean_by_scan_and_length(model, families, lengths, target=cfg["target"],
+                                        seed=seed_sequence(ctx.seed, FAMILY, "bias", label), n_chains=bias["n_chains"],
+                                        initial_state=bias["initial_state"],
+                                        progress=lambda m, label=label: ctx.log.info("s = %s: %s", label, m))
+        frame.insert(0, "scale", scale)
+        frames.append(frame)
+    write_csv(pd.concat(frames, ignore_index=True), ctx.output("bias"))
+    write_meta(ctx.output("bias"), settings=cfg, seed=seed_record(ctx.seed, FAMILY, "bias"),
+               elapsed_seconds=ctx.elapsed(),
+               extra={"threads": ctx.threads, "description": "mean and standard error of X_target^T over n_chains "
                       "independent chains started at initial_state, per looseness factor; seeds per "
                       "(scale label, scan[, T]) under the recorded path"})
 
 
-def step_summary(args, cfg):
+@EXPERIMENT.step("summarise")
+def summarise(ctx):
     """Per looseness factor: certificates, the C-hat penalty of the scan, and how fast the measured bias decays.
 
     ``s`` degrades gracefully when (a) DoGS's certificate with ``s * C_hat`` still beats the systematic
@@ -182,12 +158,11 @@ def step_summary(args, cfg):
     than the systematic scan's, and (c) at 90 % or more of the ``T`` its measured bias agrees with the
     ``s = 1`` DoGS bias within 2 combined standard errors (about 95 % expected when they are equal).
     """
-    from dogs.claims import claim
-
-    guarantees = pd.read_csv(args.guarantees[0])
-    bias = pd.read_csv(args.bias[0])
+    cfg = ctx.settings
+    guarantees = pd.read_csv(ctx.input("guarantees"))
+    bias = pd.read_csv(ctx.input("bias"))
     level = cfg["bias"]["speed_level"]
-    t_max = int(cfg["lengths"].max())
+    t_max = int(length_grid(**cfg["lengths"]).max())
     rows = []
     ref_bias = bias[(bias["scale"] == 1.0) & (bias["scan"] == "dogs")].set_index("T")
     ref_tight = guarantees[(guarantees["scale"] == 1.0) & (guarantees["scan"] == "dogs")].set_index("T")["bound_tight"]
@@ -203,10 +178,10 @@ def step_summary(args, cfg):
             "dogs_bound_tight": float(g.loc[("dogs", t_max), "bound_tight"]),
             "tight_penalty": float(g.loc[("dogs", t_max), "bound_tight"] / ref_tight.loc[t_max]),
             "level": level,
-            "dogs_first_T_below_level": first_below(dogs_b.reset_index(), level) if len(dogs_b) else None,
-            "systematic_first_T_below_level": first_below(sys_b.reset_index(), level) if len(sys_b) else None,
-            "dogs_mean_abs_bias": bias_area(dogs_b) if len(dogs_b) else np.nan,
-            "systematic_mean_abs_bias": bias_area(sys_b) if len(sys_b) else np.nan,
+            "dogs_first_T_below_level": first_at_or_below(dogs_b.reset_index(), level) if len(dogs_b) else None,
+            "systematic_first_T_below_level": first_at_or_below(sys_b.reset_index(), level) if len(sys_b) else None,
+            "dogs_mean_abs_bias": mean_abs_bias(dogs_b) if len(dogs_b) else np.nan,
+            "systematic_mean_abs_bias": mean_abs_bias(sys_b) if len(sys_b) else np.nan,
             "share_T_same_bias_as_s1": np.nan,
         }
         if len(dogs_b) and len(ref_bias):
@@ -239,33 +214,23 @@ def step_summary(args, cfg):
         f"vs systematic {worst['systematic_bound']:.2g}; " + "; ".join(parts), verdict,
         graceful_by_scale={scale_label(k): v for k, v in ok.items()},
         by_scale=[{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in r.items()} for r in rows])}
-    write_summary(table, Path(args.summary), args.settings,
-                  "per looseness factor: guarantees at the largest T (bound: with scale x C-hat; "
+    write_csv(table, ctx.output("summary"))
+    write_meta(ctx.output("summary"), settings=cfg, seed=None, elapsed_seconds=ctx.elapsed(),
+               extra={"description": "per looseness factor: guarantees at the largest T (bound: with scale x C-hat; "
                                      "tight: with C-hat), the C-hat penalty of the scan against the s = 1 scan, the "
                                      "first T with |measured bias| <= level, mean |bias|, and the share of T where "
-                                     "DoGS's bias agrees with s = 1 within 2 combined s.e.",
-                  args.claims, FAMILY, claims, args.smoke)
+                                     "DoGS's bias agrees with s = 1 within 2 combined s.e."})
+    ctx.write_claims(claims)
 
 
-def step_figure(args, cfg):
+@EXPERIMENT.step("plot-fig8")
+def plot_fig8(ctx):
     from dogs.plotting import ising as plots
 
-    fig = plots.figure_loose_bounds(pd.read_csv(args.guarantees[0]), pd.read_csv(args.bias[0]), side=cfg["side"],
-                                    coupling=cfg["coupling"])
-    plots.save(fig, args.out)
-
-
-def main(argv=None):
-    parser = base_parser(__doc__.splitlines()[0])
-    parser.add_argument("step", choices=["guarantees", "bias", "summary", "fig8"])
-    parser.add_argument("--guarantees", nargs="*", default=[])
-    parser.add_argument("--bias", nargs="*", default=[])
-    add_step_arguments(parser)
-    args = parser.parse_args(argv)
-    cfg = check_settings(args.settings)
-    {"guarantees": step_guarantees, "bias": step_bias, "summary": step_summary, "fig8": step_figure}[args.step](args, cfg)
-    return 0
+    fig = plots.figure_loose_bounds(pd.read_csv(ctx.input("guarantees")), pd.read_csv(ctx.input("bias")),
+                                    side=ctx.settings["side"], coupling=ctx.settings["coupling"])
+    plots.save(fig, ctx.output("figure"))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    EXPERIMENT.run()

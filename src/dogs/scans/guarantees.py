@@ -1,0 +1,167 @@
+r"""Guarantee curves: the Dobrushin variation of standard and DoGS scans over a grid of lengths.
+
+For a scan ``q`` of length ``T``, weights ``d`` and an influence bound ``C_bar``, the Dobrushin
+variation ``V_d(q; C_bar)`` (DoGS Definition 7) bounds the ``d``-weighted total variation between the
+law of the chain after ``T`` steps and the target (DoGS Theorem 8). The DoGS figures (Figs. 1, 4, 5, 8,
+9) plot it against ``T`` for four scans, the names used in every result file:
+
+- ``uniform``: the uniform random scan (closed form, :func:`~dogs.scans.uniform_variation_curve`);
+- ``systematic``: the row-major systematic scan ``0, 1, ..., p-1, 0, ...``;
+- ``dogs``: Algorithm 2 started from the systematic scan of the same length ``T``, re-optimised for
+  every ``T`` of the grid;
+- ``dogs_iterated``: Algorithm 2 re-run on its own output until the variation stops improving.
+
+Stored scans: the DoGS scans of every ``T`` are kept as index arrays under the keys ``<scan>_T<T>``
+(:func:`scan_arrays`), and :func:`stored_scan` rebuilds a scan from such a store (the systematic scan
+is rebuilt, never stored). :func:`scan_family` gives what :mod:`dogs.samplers.recording` runs: one long
+scan for the prefix-closed uniform and systematic scans, ``{T: Scan}`` for the DoGS scans.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from dogs.scans.base import Scan, systematic_scan, uniform_scan
+from dogs.scans.dogs import dogs_scan, iterated_dogs
+from dogs.scans.variation import dobrushin_variation_curve, uniform_variation_curve
+
+__all__ = [
+    "GUARANTEE_SCANS",
+    "guarantee_curves",
+    "length_grid",
+    "longest_scan_arrays",
+    "scan_arrays",
+    "scan_family",
+    "stored_scan",
+]
+
+#: Every scan of the guarantee curves, in plotting order.
+GUARANTEE_SCANS = ("uniform", "systematic", "dogs", "dogs_iterated")
+
+
+def length_grid(start: int, stop: int, step: int | None = None, per_decade: int | None = None) -> np.ndarray:
+    """Scan lengths of a guarantee grid.
+
+    With ``step``: ``start, start + step, ...`` up to ``stop`` (included when on the grid). With
+    ``per_decade``: about ``per_decade`` log-spaced lengths per factor of 10, rounded to distinct
+    integers, ``start`` and ``stop`` included. Exactly one of the two must be given.
+    """
+    if (step is None) == (per_decade is None):
+        raise ValueError("give exactly one of step and per_decade")
+    for name, value in (("start", start), ("stop", stop), ("step", step), ("per_decade", per_decade)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if stop < start:
+        raise ValueError(f"stop must be >= start, got start = {start}, stop = {stop}")
+    if step is not None:
+        return np.arange(start, stop + 1, step, dtype=np.int64)
+    count = int(np.ceil(per_decade * np.log10(stop / start))) + 1
+    return np.unique(np.round(np.geomspace(start, stop, count)).astype(np.int64))
+
+
+def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: int, scans=GUARANTEE_SCANS,
+                     progress: Callable[[str], None] | None = None):
+    """Dobrushin-variation guarantees of the standard and DoGS scans for every length in ``lengths``.
+
+    Parameters
+    ----------
+    n_vars : int
+        Number of variables ``p``.
+    weights : (p,) array
+        The weights ``d`` (``1`` for full TV, ``e_i`` for the marginal of ``X_i``).
+    influence : sparse (p, p)
+        The influence bound ``C_bar`` (e.g. DoGS Theorem 11).
+    lengths : array of int
+        The grid of ``T``.
+    max_iterations : int
+        Cap on the further runs of Algorithm 2 in iterated DoGS.
+    scans : subset of :data:`GUARANTEE_SCANS`
+    progress : callable, optional
+        Called with a line of text about every tenth length.
+
+    Returns
+    -------
+    guarantees : DataFrame with columns scan, T, bound (long format, ``scans`` only)
+    per_length : dict ``{scan: {T: Scan}}`` for the DoGS scans (every ``T``)
+    runs : DataFrame, one row per ``T``: timings and iteration counts of Algorithm 2
+    """
+    unknown = sorted(set(scans) - set(GUARANTEE_SCANS))
+    if unknown:
+        raise ValueError(f"unknown scan names {unknown}; choose from {', '.join(GUARANTEE_SCANS)}")
+    lengths = np.unique(np.asarray(lengths, dtype=np.int64))
+    p = int(n_vars)
+    rows = []
+    if "uniform" in scans:
+        values = uniform_variation_curve(p, lengths, weights, influence)
+        rows += [("uniform", int(t), float(v)) for t, v in zip(lengths, values)]
+    if "systematic" in scans:
+        values = dobrushin_variation_curve(systematic_scan(p, int(lengths.max())), weights, influence, lengths)
+        rows += [("systematic", int(t), float(v)) for t, v in zip(lengths, values)]
+    per_length = {name: {} for name in ("dogs", "dogs_iterated") if name in scans}
+    run_rows = []
+    if per_length:
+        for k, length in enumerate(lengths):
+            t = int(length)
+            single = dogs_scan(systematic_scan(p, t), weights, influence)
+            row = {"T": t, "systematic": single.input_variation, "dogs": single.variation,
+                   "dogs_seconds": single.elapsed_seconds}
+            if "dogs" in per_length:
+                per_length["dogs"][t] = single.scan
+                rows.append(("dogs", t, float(single.variation)))
+            if "dogs_iterated" in per_length:
+                again = iterated_dogs(single.scan, weights, influence, max_iterations=max_iterations)
+                per_length["dogs_iterated"][t] = again.scan
+                rows.append(("dogs_iterated", t, float(again.variation)))
+                row.update(dogs_iterated=again.variation, iterated_runs=1 + again.n_iterations,
+                           iterated_converged=bool(again.converged), iterated_seconds=again.elapsed_seconds)
+            run_rows.append(row)
+            if progress and (k % max(1, len(lengths) // 10) == 0 or k == len(lengths) - 1):
+                progress(f"DoGS for T = {t} ({k + 1}/{len(lengths)}): systematic {row['systematic']:.3e}, "
+                         f"DoGS {row['dogs']:.3e}" + (f", iterated {row['dogs_iterated']:.3e} "
+                                                      f"after {row['iterated_runs']} runs" if "dogs_iterated" in row else ""))
+    frame = pd.DataFrame(rows, columns=["scan", "T", "bound"])
+    frame["scan"] = pd.Categorical(frame["scan"], categories=list(GUARANTEE_SCANS), ordered=True)
+    frame = frame.sort_values(["scan", "T"]).reset_index(drop=True)
+    frame["scan"] = frame["scan"].astype(str)
+    return frame, per_length, pd.DataFrame(run_rows)
+
+
+def longest_scan_arrays(n_vars: int, per_length: Mapping[str, Mapping[int, Scan]], t_max: int) -> dict:
+    """Index arrays of the length-``t_max`` scans: the systematic scan and every scan of ``per_length``."""
+    out = {"systematic": systematic_scan(n_vars, t_max).indices}
+    for name, by_t in per_length.items():
+        out[name] = by_t[t_max].indices
+    return {k: np.asarray(v, dtype=np.int64) for k, v in out.items()}
+
+
+def scan_arrays(per_length: Mapping[str, Mapping[int, Scan]]) -> dict:
+    """Index arrays of every scan of ``per_length`` under the keys ``<scan>_T<T>``."""
+    return {f"{name}_T{t}": np.asarray(scan.indices, dtype=np.int64)
+            for name, by_t in per_length.items() for t, scan in by_t.items()}
+
+
+def stored_scan(arrays: Mapping[str, np.ndarray], name: str, length: int, n_vars: int) -> Scan:
+    """The scan ``name`` of length ``length``: ``systematic`` is rebuilt, others read from ``arrays``."""
+    if name == "systematic":
+        return systematic_scan(n_vars, int(length))
+    key = f"{name}_T{int(length)}"
+    if key not in arrays:
+        raise KeyError(f"{key} is not in the stored scans (was the length grid changed?)")
+    return Scan(np.asarray(arrays[key]), n_vars)
+
+
+def scan_family(name: str, arrays: Mapping[str, np.ndarray], lengths, n_vars: int) -> Scan | dict:
+    """The scans named ``name`` for every ``T`` in ``lengths``, as :func:`dogs.samplers.samples_at_lengths` takes them.
+
+    ``uniform`` and ``systematic`` are prefix-closed: one scan of length ``max(lengths)``. DoGS scans
+    differ per ``T``: ``{T: stored_scan(arrays, name, T, n_vars)}``.
+    """
+    longest = int(np.max(lengths))
+    if name == "uniform":
+        return uniform_scan(n_vars, longest)
+    if name == "systematic":
+        return systematic_scan(n_vars, longest)
+    return {int(t): stored_scan(arrays, name, int(t), n_vars) for t in np.unique(lengths)}
