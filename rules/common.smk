@@ -38,12 +38,12 @@ def settings(*keys):
 def step_args(*keys):
     """A params function giving an experiment step everything it may read (see dogs/experiments/_cli.py).
 
-    ``--settings`` (the config slice at ``keys``), ``--seed``, ``--threads``, and every named input,
+    ``--settings`` (the config slice at ``keys``; ``{}`` without keys), ``--seed``, ``--threads``, and every named input,
     output and wildcard of the rule as ``--input NAME=PATH``, ``--output NAME=PATH``,
     ``--wildcard NAME=VALUE``, quoted for the shell; ``--smoke`` on the smoke configuration.
     Use it as ``params: args=step_args("ising10")`` and ``shell: "... <step> {params.args} > {log} 2>&1"``.
     """
-    slice_json = settings(*keys)
+    slice_json = settings(*keys) if keys else "{}"
 
     def args(wildcards, input, output, threads):
         parts = ["--settings", shlex.quote(slice_json), "--seed", str(config["root_seed"]), "--threads", str(threads)]

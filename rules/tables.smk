@@ -1,7 +1,7 @@
 # The paper-vs-ours table, generated from config/paper_claims.yaml and every family's measured claims.
 
 
-rule paper_vs_ours:
+rule paper_vs_ours_summarise:
     input:
         claims="config/paper_claims.yaml",
         measured=CLAIM_FILES,
@@ -10,11 +10,10 @@ rule paper_vs_ours:
         csv=result("tables/paper_vs_ours.csv"),
     params:
         python=PYTHON,
-        smoke="--smoke" if config["smoke"] else "",
+        args=step_args(),
     log:
         result("logs/paper_vs_ours.log"),
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.experiments.paper_vs_ours --claims {input.claims} --measured {input.measured}"
-        " --md {output.md} --csv {output.csv} {params.smoke} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.paper_vs_ours summarise {params.args} > {log} 2>&1"

@@ -116,8 +116,8 @@ def test_atomic_writer_leaves_nothing_on_failure(tmp_path):
 
 def test_experiment_cli_rejects_malformed_settings(tmp_path):
     out = tmp_path / "table.md"
-    cmd = [sys.executable, "-m", "dogs.experiments.paper_vs_ours", "--claims", str(tmp_path / "none.yaml"),
-           "--md", str(out), "--csv", str(tmp_path / "t.csv")]
+    cmd = [sys.executable, "-m", "dogs.experiments.paper_vs_ours", "summarise", "--input",
+           f"claims={tmp_path / 'none.yaml'}", "--output", f"md={out}", "--output", f"csv={tmp_path / 't.csv'}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0 and "none.yaml" in proc.stderr
     assert not out.exists()

@@ -149,10 +149,11 @@ Step = Callable[[StepContext], None]
 class Experiment:
     """The command line of one experiment family: ``Experiment("ising10", __doc__)`` then ``@exp.step(...)``."""
 
-    def __init__(self, family: str, doc: str | None, *, schema_key: str | None = None,
+    def __init__(self, family: str, doc: str | None, *, config_section: str | None = "",
                  check: Callable[[dict], None] | None = None):
+        """``config_section`` is the config key of the settings (default: the family); ``None``: no settings."""
         self.family = family
-        self.schema_key = schema_key or family
+        self.config_section = family if config_section == "" else config_section
         self.description = (doc or family).strip().splitlines()[0]
         self.check = check
         self.steps: dict[str, Step] = {}
@@ -197,10 +198,15 @@ class Experiment:
                 raise SettingsError(f"--seed must be a non-negative integer, got {args.seed}")
             if args.threads < 1:
                 raise SettingsError(f"--threads must be >= 1, got {args.threads}")
-            schema_path = Path(args.schema)
-            if not schema_path.is_file():
-                raise SettingsError(f"config schema {schema_path} not found (run from the repository root or pass --schema)")
-            validate_settings(settings, load_schema_slice(schema_path, self.schema_key), self.schema_key)
+            if self.config_section is None:
+                if settings:
+                    raise SettingsError(f"{self.family} takes no settings, got {sorted(settings)}")
+            else:
+                schema_path = Path(args.schema)
+                if not schema_path.is_file():
+                    raise SettingsError(f"config schema {schema_path} not found (run from the repository root or "
+                                        "pass --schema)")
+                validate_settings(settings, load_schema_slice(schema_path, self.config_section), self.config_section)
             if self.check is not None:
                 self.check(settings)
             inputs = _pairs(args.input, "--input")

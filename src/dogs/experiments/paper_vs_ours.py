@@ -1,9 +1,7 @@
 """Render the paper-vs-ours table (``tables/paper_vs_ours.md`` and ``.csv``) from the claims files.
 
-Usage (from the ``paper_vs_ours`` rule)::
-
-    python -m dogs.experiments.paper_vs_ours --claims config/paper_claims.yaml \
-        --measured results/claims/*.json --md out.md --csv out.csv [--smoke]
+Step ``summarise`` (see :mod:`dogs.experiments._cli`): inputs ``claims`` (``config/paper_claims.yaml``) and
+``measured`` (every family's measured claims), outputs ``md`` and ``csv``.
 
 Never hand-edit the output: it is regenerated from ``config/paper_claims.yaml``
 and the measured claims that the experiments write.
@@ -11,11 +9,10 @@ and the measured claims that the experiments write.
 
 from __future__ import annotations
 
-import argparse
-
 import pandas as pd
 
 from dogs.claims import load_measured, load_paper_claims
+from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import atomic_path, write_csv
 
 COLUMNS = ["id", "paper", "where", "claim", "paper_value", "ours", "verdict"]
@@ -65,19 +62,22 @@ def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--claims", required=True)
-    parser.add_argument("--measured", nargs="*", default=[])
-    parser.add_argument("--md", required=True)
-    parser.add_argument("--csv", required=True)
-    parser.add_argument("--smoke", action="store_true")
-    args = parser.parse_args(argv)
-    table = build_table(load_paper_claims(args.claims), load_measured(args.measured), args.smoke)
-    write_csv(table, args.csv)
-    with atomic_path(args.md) as tmp:
-        tmp.write_text(to_markdown(table, args.smoke))
+EXPERIMENT = Experiment("paper_vs_ours", __doc__, config_section=None)
+
+
+@EXPERIMENT.step("summarise")
+def summarise(ctx):
+    claims = ctx.input("claims")
+    if not claims.is_file():
+        raise SettingsError(f"the paper's claims file {claims} does not exist")
+    measured = ctx.inputs("measured") if ctx.has_input("measured") else []
+    table = build_table(load_paper_claims(claims), load_measured(measured), ctx.smoke)
+    write_csv(table, ctx.output("csv"))
+    with atomic_path(ctx.output("md")) as tmp:
+        tmp.write_text(to_markdown(table, ctx.smoke))
+    counts = table["verdict"].value_counts()
+    ctx.log.info("%d claims: %s", len(table), ", ".join(f"{k} {v}" for k, v in counts.items()))
 
 
 if __name__ == "__main__":
-    main()
+    EXPERIMENT.run()
