@@ -1,0 +1,101 @@
+r"""What the binary samplers of the annular-augmentation paper return, and the plain estimators.
+
+Target: a binary pairwise MRF :class:`~dogs.models.BinaryPairwiseMRF`,
+``p(s) ∝ exp(sum_{i<j} theta_ij s_i s_j + sum_i h_i s_i)`` on ``s in {-1, +1}^d`` (each edge once). The
+unit of work is the single-flip log-density difference
+
+.. math::
+
+    \Delta_i(s) = \log p(s^{(i)}) - \log p(s) = -2 s_i \Big(h_i + \sum_{j \in N(i)} \theta_{ij} s_j\Big),
+
+where :math:`s^{(i)}` is ``s`` with coordinate ``i`` flipped (Fagan, Bhandari & Cunningham 2017, §3:
+samplers are compared at an equal number of such evaluations).
+
+Every sampler (annular augmentation, coordinate Metropolis-Hastings, exact HMC) returns a
+:class:`BinaryChainResult`: the final state, the recorded states, the estimates of the node marginals
+``p(s_i = +1)`` and of the 2x2 tables ``p(s_i = a, s_j = b)`` of the requested edges (plain averages
+over the recorded states, or Rao-Blackwellised where the sampler offers it), optionally the estimate
+of a log partition-function ratio, and the :class:`~dogs.samplers.base.Work` done.
+
+Table layout: ``edge_tables[e, a, b] = p(s_i = 2a - 1, s_j = 2b - 1)`` for ``edges[e] = (i, j)``, i.e.
+index 0 is the spin -1 and index 1 the spin +1.
+
+Log partition-function ratio (AA eq. 5): for a second quadratic form
+``q(s) = sum_{i<j} dtheta_ij s_i s_j + sum_i dh_i s_i`` (given as a BinaryPairwiseMRF ``delta``),
+``log E_p[exp q(s)] = log Z(theta + dtheta, h + dh) - log Z(theta, h)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dogs.models.binary import BinaryPairwiseMRF
+from dogs.samplers.base import Work
+
+__all__ = ["BinaryChainResult", "empirical_edge_tables", "empirical_node_marginals", "log_mean_exp_quadratic"]
+
+
+@dataclass(frozen=True, eq=False)
+class BinaryChainResult:
+    """Output of one binary sampler run (one chain).
+
+    Attributes
+    ----------
+    state : (d,) int8 array
+        The final state.
+    samples : (N, d) int8 array
+        The recorded states (one per iteration of the sampler; what "iteration" means is the sampler's).
+    node_marginals : (d,) float array
+        Estimate of ``p(s_i = +1)``.
+    edge_tables : (E, 2, 2) float array
+        Estimate of the 2x2 tables of ``edges`` (see the module docstring for the layout).
+    edges : (E, 2) int64 array
+    log_ratio : float or None
+        Estimate of ``log E_p[exp q(s)]`` when a ``delta`` form was given.
+    work : Work
+        Site updates and single-flip density evaluations actually used.
+    rao_blackwellised : bool
+        Whether the estimates are Rao-Blackwellised.
+    """
+
+    state: np.ndarray
+    samples: np.ndarray
+    node_marginals: np.ndarray
+    edge_tables: np.ndarray
+    edges: np.ndarray
+    log_ratio: float | None
+    work: Work
+    rao_blackwellised: bool = False
+
+    @property
+    def states(self) -> np.ndarray:
+        """The final state as a ``(1, d)`` array (the sampler contract's ``states``)."""
+        return self.state[None, :]
+
+
+def empirical_node_marginals(samples) -> np.ndarray:
+    """Fraction of the recorded states with ``s_i = +1``."""
+    samples = np.asarray(samples)
+    return (samples == 1).mean(axis=0)
+
+
+def empirical_edge_tables(samples, edges) -> np.ndarray:
+    """Empirical 2x2 tables ``p(s_i = a, s_j = b)`` of ``edges`` over the recorded states."""
+    samples = np.asarray(samples)
+    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    plus_i = samples[:, edges[:, 0]] == 1
+    plus_j = samples[:, edges[:, 1]] == 1
+    tables = np.empty((edges.shape[0], 2, 2))
+    for a, in_a in ((0, ~plus_i), (1, plus_i)):
+        for b, in_b in ((0, ~plus_j), (1, plus_j)):
+            tables[:, a, b] = (in_a & in_b).mean(axis=0)
+    return tables
+
+
+def log_mean_exp_quadratic(samples, delta: BinaryPairwiseMRF) -> float:
+    """``log mean_n exp q(s_n)`` over the recorded states, computed stably (AA eq. 5)."""
+    values = delta.log_potential(np.asarray(samples, dtype=np.float64))
+    top = float(np.max(values))
+    return top + float(np.log(np.mean(np.exp(values - top))))
