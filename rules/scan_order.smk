@@ -1,30 +1,30 @@
 # He, De Sa, Mitliagkas & Re (2016), Scan order in Gibbs sampling: Table 1 and Fig. 2, computed exactly.
 # Compute (exact mixing times from transition matrices) -> summarise (mixing_times.csv, exponents, claims) -> plot.
 # A figure rule never computes a mixing time. Targets (Snakefile): table_he1, fig_he2a, fig_he2b, fig_he2c.
+# Every rule runs `python -m dogs.experiments.scan_order <step> {params.args}`: step_args (common.smk) passes the
+# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/experiments/_cli.py).
 #   scan_order/mixing/{scan_model}.csv        Fig. 2a / Table 1: random, best, worst systematic per n (+ paper's orders)
 #   scan_order/two_islands_reduced.csv        the reduced two-islands chain of §4 (islands mix instantly)
 #   scan_order/bridge_efficiency.csv          §3.2 / App. C bridge efficiencies of the full two-islands model
 #   scan_order/fig2b_island_mass.csv          Fig. 2b
 #   scan_order/permutations/{perm_model}.csv  Fig. 2c
 #   scan_order/mixing_times.csv               model, n, scan, t_mix (read by other tools)
+# Every CSV has its <name>.meta.json sidecar (settings, seed, timing, versions), written by the step.
 
 SCAN_ORDER_MODELS = ["sequence_of_dependencies", "two_islands", "discrete_pyramid", "memorize_and_repeat", "soft_dependencies"]
 SCAN_ORDER_PERMUTATION_MODELS = ["sequence_of_dependencies", "two_islands"]
-SCAN_ORDER_SMOKE = "--smoke" if config["smoke"] else ""
 
 CLAIM_FILES.append(result("claims/scan_order.json"))
 
 
-rule scan_order_mixing:  # exact t_mix of one model for every n: random, best and worst systematic scan
+rule scan_order_compute_mixing:  # exact t_mix of one model for every n: random, best and worst systematic scan
     output:
         mixing=result("scan_order/mixing/{scan_model}.csv"),
-        meta=result("scan_order/mixing/{scan_model}.meta.json"),
     wildcard_constraints:
         scan_model="|".join(SCAN_ORDER_MODELS),
     params:
         python=PYTHON,
-        settings=settings("scan_order"),
-        seed=config["root_seed"],
+        args=step_args("scan_order"),
     threads: 2
     log:
         result("logs/scan_order/mixing_{scan_model}.log"),
@@ -33,19 +33,16 @@ rule scan_order_mixing:  # exact t_mix of one model for every n: random, best an
     conda:
         CONDA_ENV
     shell:
-        "OPENBLAS_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads}"
-        " {params.python} -m dogs.experiments.scan_order mixing --settings {params.settings:q} --seed {params.seed}"
-        " --model {wildcards.scan_model} --out {output.mixing} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.scan_order compute-mixing {params.args} > {log} 2>&1"
 
 
-rule scan_order_islands:  # reduced two-islands chain (Fig. 2a) and exact bridge efficiencies (§3.2, App. C)
+rule scan_order_compute_islands:  # reduced two-islands chain (Fig. 2a) and exact bridge efficiencies (§3.2, App. C)
     output:
         reduced=result("scan_order/two_islands_reduced.csv"),
         efficiency=result("scan_order/bridge_efficiency.csv"),
     params:
         python=PYTHON,
-        settings=settings("scan_order"),
-        seed=config["root_seed"],
+        args=step_args("scan_order"),
     log:
         result("logs/scan_order/islands.log"),
     benchmark:
@@ -53,18 +50,15 @@ rule scan_order_islands:  # reduced two-islands chain (Fig. 2a) and exact bridge
     conda:
         CONDA_ENV
     shell:
-        "OPENBLAS_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads}"
-        " {params.python} -m dogs.experiments.scan_order islands --settings {params.settings:q} --seed {params.seed}"
-        " --reduced-out {output.reduced} --efficiency-out {output.efficiency} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.scan_order compute-islands {params.args} > {log} 2>&1"
 
 
-rule scan_order_island_mass:  # Fig. 2b: mass on the other island over updates (bridge mass 0.1)
+rule scan_order_compute_island_mass:  # Fig. 2b: mass on the other island over updates (bridge mass 0.1)
     output:
         mass=result("scan_order/fig2b_island_mass.csv"),
     params:
         python=PYTHON,
-        settings=settings("scan_order"),
-        seed=config["root_seed"],
+        args=step_args("scan_order"),
     log:
         result("logs/scan_order/island_mass.log"),
     benchmark:
@@ -72,20 +66,17 @@ rule scan_order_island_mass:  # Fig. 2b: mass on the other island over updates (
     conda:
         CONDA_ENV
     shell:
-        "OPENBLAS_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads}"
-        " {params.python} -m dogs.experiments.scan_order island-mass --settings {params.settings:q} --seed {params.seed}"
-        " --out {output.mass} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.scan_order compute-island-mass {params.args} > {log} 2>&1"
 
 
-rule scan_order_permutations:  # Fig. 2c: exact t_mix of every permutation, and of random scan
+rule scan_order_compute_permutations:  # Fig. 2c: exact t_mix of every permutation, and of random scan
     output:
         permutations=result("scan_order/permutations/{perm_model}.csv"),
     wildcard_constraints:
         perm_model="|".join(SCAN_ORDER_PERMUTATION_MODELS),
     params:
         python=PYTHON,
-        settings=settings("scan_order"),
-        seed=config["root_seed"],
+        args=step_args("scan_order"),
     log:
         result("logs/scan_order/permutations_{perm_model}.log"),
     benchmark:
@@ -93,9 +84,7 @@ rule scan_order_permutations:  # Fig. 2c: exact t_mix of every permutation, and 
     conda:
         CONDA_ENV
     shell:
-        "OPENBLAS_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads}"
-        " {params.python} -m dogs.experiments.scan_order permutations --settings {params.settings:q} --seed {params.seed}"
-        " --model {wildcards.perm_model} --out {output.permutations} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.scan_order compute-permutations {params.args} > {log} 2>&1"
 
 
 rule scan_order_summarise:  # mixing_times.csv, Table 1 exponents beside the paper's orders, claims
@@ -107,82 +96,66 @@ rule scan_order_summarise:  # mixing_times.csv, Table 1 exponents beside the pap
         permutations=expand(result("scan_order/permutations/{perm_model}.csv"), perm_model=SCAN_ORDER_PERMUTATION_MODELS),
         paper_claims="config/paper_claims.yaml",
     output:
-        mixing=result("scan_order/mixing_times.csv"),
+        mixing_times=result("scan_order/mixing_times.csv"),
         exponents=result("scan_order/table1_exponents.csv"),
         markdown=result("scan_order/table1_exponents.md"),
         claims=result("claims/scan_order.json"),
     params:
         python=PYTHON,
-        settings=settings("scan_order"),
-        seed=config["root_seed"],
-        smoke=SCAN_ORDER_SMOKE,
+        args=step_args("scan_order"),
     log:
         result("logs/scan_order/summarise.log"),
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.experiments.scan_order summarise --settings {params.settings:q} --seed {params.seed}"
-        " --mixing {input.mixing} --reduced {input.reduced} --efficiency {input.efficiency}"
-        " --island-mass {input.mass} --permutations {input.permutations} --paper-claims {input.paper_claims}"
-        " --mixing-out {output.mixing} --exponents-out {output.exponents} --markdown-out {output.markdown}"
-        " --claims-out {output.claims} {params.smoke} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.scan_order summarise {params.args} > {log} 2>&1"
 
 
-rule scan_order_fig2a:
+rule scan_order_plot_fig2a:
     input:
         mixing=expand(result("scan_order/mixing/{scan_model}.csv"), scan_model=SCAN_ORDER_MODELS),
         reduced=result("scan_order/two_islands_reduced.csv"),
         exponents=result("scan_order/table1_exponents.csv"),
     output:
-        png=figure("scan_order/fig2a_mixing_time_vs_n.png"),
+        figure=figure("scan_order/fig2a_mixing_time_vs_n.png"),
     params:
         python=PYTHON,
-        settings=settings("scan_order"),
-        seed=config["root_seed"],
-        smoke=SCAN_ORDER_SMOKE,
+        args=step_args("scan_order"),
     log:
         result("logs/scan_order/fig2a.log"),
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.experiments.scan_order plot-fig2a --settings {params.settings:q} --seed {params.seed}"
-        " --mixing {input.mixing} --reduced {input.reduced} --exponents {input.exponents} --out {output.png}"
-        " {params.smoke} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.scan_order plot-fig2a {params.args} > {log} 2>&1"
 
 
-rule scan_order_fig2b:
+rule scan_order_plot_fig2b:
     input:
         mass=result("scan_order/fig2b_island_mass.csv"),
     output:
-        png=figure("scan_order/fig2b_two_islands_mass.png"),
+        figure=figure("scan_order/fig2b_two_islands_mass.png"),
     params:
         python=PYTHON,
-        settings=settings("scan_order"),
-        seed=config["root_seed"],
-        smoke=SCAN_ORDER_SMOKE,
+        args=step_args("scan_order"),
     log:
         result("logs/scan_order/fig2b.log"),
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.experiments.scan_order plot-fig2b --settings {params.settings:q} --seed {params.seed}"
-        " --island-mass {input.mass} --out {output.png} {params.smoke} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.scan_order plot-fig2b {params.args} > {log} 2>&1"
 
 
-rule scan_order_fig2c:
+rule scan_order_plot_fig2c:
     input:
         permutations=expand(result("scan_order/permutations/{perm_model}.csv"), perm_model=SCAN_ORDER_PERMUTATION_MODELS),
     output:
-        png=figure("scan_order/fig2c_permutations.png"),
+        figure=figure("scan_order/fig2c_permutations.png"),
     params:
         python=PYTHON,
-        settings=settings("scan_order"),
-        seed=config["root_seed"],
-        smoke=SCAN_ORDER_SMOKE,
+        args=step_args("scan_order"),
     log:
         result("logs/scan_order/fig2c.log"),
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.experiments.scan_order plot-fig2c --settings {params.settings:q} --seed {params.seed}"
-        " --permutations {input.permutations} --out {output.png} {params.smoke} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.scan_order plot-fig2c {params.args} > {log} 2>&1"

@@ -1,4 +1,4 @@
-"""Tests of the He et al. (2016) models (:mod:`dogs.models.scan_order`) and experiment (:mod:`dogs.experiments.scan_order`).
+"""Tests of the He et al. (2016) counterexamples (:mod:`dogs.counterexamples`) and experiment (:mod:`dogs.experiments.scan_order`).
 
 - Each model's support and stationary distribution against the paper's formula evaluated over the
   whole product space (small n), and invariance of pi under every site kernel.
@@ -7,7 +7,9 @@
   memorize-and-repeat cycle, 2n - 1 updates of soft dependencies from the empty state.
 - The symmetry shortcuts (random-scan starts, all orders equivalent) against brute force.
 - The reduced two-islands chain against the full model.
-- Bad input fails fast with the key named; a tiny end-to-end run of every step.
+- Orders of growth of Table 1 parsed (:func:`dogs.counterexamples.growth.parse_order`).
+- Bad input fails fast with the key named (schema and cross-key checks, the command line); a tiny
+  end-to-end run of every step through the experiment shell.
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dogs.exact.chains import mixing_time, state_space, stationary_distribution, systematic_mixing_times
-from dogs.experiments import scan_order as experiment
-from dogs.models.scan_order import (
+from dogs.counterexamples import (
     MODEL_NAMES,
+    SCANS,
     bridge_efficiency,
     definition_log_weights,
     make_model,
     memorize_and_repeat,
+    parse_order,
     reduced_two_islands,
     sequence_of_dependencies,
     soft_dependencies,
@@ -35,6 +37,9 @@ from dogs.models.scan_order import (
     state_count,
     two_islands,
 )
+from dogs.exact.chains import mixing_time, state_space, stationary_distribution, systematic_mixing_times
+from dogs.experiments import scan_order as experiment
+from dogs.experiments._cli import load_schema_slice, validate_settings
 
 SMALL = {
     "sequence_of_dependencies": [2, 5],
@@ -248,6 +253,12 @@ def _tiny_settings():
     }
 
 
+def _check(settings):
+    """What the shell does with --settings: the schema slice, then the experiment's cross-key check."""
+    validate_settings(settings, load_schema_slice("config/schema.yaml", "scan_order"), "scan_order")
+    experiment.check_settings(settings)
+
+
 @pytest.mark.parametrize(
     "change, key",
     [
@@ -263,61 +274,83 @@ def _tiny_settings():
 )
 def test_bad_settings_name_the_key_before_any_computation(change, key):
     settings = _tiny_settings()
+    _check(settings)  # the tiny settings themselves are valid
     change(settings)
     with pytest.raises(ValueError, match=key.replace(".", r"\.")):
-        experiment.check_settings(settings)
+        _check(settings)
+
+
+def _argv(step, settings=None, inputs=(), outputs=(), wildcards=(), smoke=True):
+    argv = [step, "--settings", json.dumps(settings or _tiny_settings()), "--seed", "3"]
+    for option, pairs in (("--input", inputs), ("--output", outputs), ("--wildcard", wildcards)):
+        for name, path in pairs:
+            argv += [option, f"{name}={path}"]
+    return argv + (["--smoke"] if smoke else [])
+
+
+def test_bad_settings_on_the_command_line_exit_before_any_computation(tmp_path):
+    settings = _tiny_settings()
+    settings["n_values"]["memorize_and_repeat"] = [2, 9]
+    out = tmp_path / "x.csv"
+    with pytest.raises(SystemExit) as exit_info:
+        experiment.EXPERIMENT.main(_argv("compute-mixing", settings, outputs=[("mixing", out)],
+                                         wildcards=[("scan_model", "memorize_and_repeat")]))
+    assert exit_info.value.code == 2
+    assert not out.exists()
 
 
 def test_unknown_model_on_the_command_line(tmp_path):
-    argv = ["mixing", "--settings", json.dumps(_tiny_settings()), "--model", "three_islands", "--out", str(tmp_path / "x.csv")]
-    with pytest.raises(ValueError, match="model"):
-        experiment.main(argv)
-    assert not (tmp_path / "x.csv").exists()
+    out = tmp_path / "x.csv"
+    status = experiment.EXPERIMENT.main(_argv("compute-mixing", outputs=[("mixing", out)],
+                                              wildcards=[("scan_model", "three_islands")]))
+    assert status == 2
+    assert not out.exists()
 
 
 def test_parse_order():
-    assert experiment.parse_order("n") == (0.0, 1.0)
-    assert experiment.parse_order("n^3") == (0.0, 3.0)
-    assert experiment.parse_order("n^(3/2)") == (0.0, 1.5)
-    assert experiment.parse_order("2^n") == (1.0, 0.0)
-    assert experiment.parse_order("n 2^n") == (1.0, 1.0)
+    assert parse_order("n") == (0.0, 1.0)
+    assert parse_order("n^3") == (0.0, 3.0)
+    assert parse_order("n^(3/2)") == (0.0, 1.5)
+    assert parse_order("2^n") == (1.0, 0.0)
+    assert parse_order("n 2^n") == (1.0, 1.0)
     with pytest.raises(ValueError):
-        experiment.parse_order("log n")
+        parse_order("log n")
 
 
 # ------------------------------------------------------------------------------------------ end to end
 
 
 def test_every_step_end_to_end(tmp_path):
-    settings = json.dumps(_tiny_settings())
-    run = lambda *argv: experiment.main([argv[0], "--settings", settings, *argv[1:]])  # noqa: E731
+    def run(step, inputs=(), outputs=(), wildcards=()):
+        assert experiment.EXPERIMENT.main(_argv(step, inputs=inputs, outputs=outputs, wildcards=wildcards)) == 0
+
     mixing = []
     for name in MODEL_NAMES:
-        out = tmp_path / f"mixing_{name}.csv"
-        run("mixing", "--model", name, "--out", str(out))
-        mixing.append(str(out))
-    run("islands", "--reduced-out", str(tmp_path / "reduced.csv"), "--efficiency-out", str(tmp_path / "eff.csv"))
-    run("island-mass", "--out", str(tmp_path / "mass.csv"))
+        mixing.append(("mixing", tmp_path / f"mixing_{name}.csv"))
+        run("compute-mixing", outputs=[mixing[-1]], wildcards=[("scan_model", name)])
+    reduced, efficiency, mass = ("reduced", tmp_path / "reduced.csv"), ("efficiency", tmp_path / "eff.csv"), ("mass", tmp_path / "mass.csv")
+    run("compute-islands", outputs=[reduced, efficiency])
+    run("compute-island-mass", outputs=[mass])
     perms = []
     for name in experiment.PERMUTATION_MODELS:
-        perms.append(str(tmp_path / f"perm_{name}.csv"))
-        run("permutations", "--model", name, "--out", perms[-1])
-    run("summarise", "--mixing", *mixing, "--reduced", str(tmp_path / "reduced.csv"), "--efficiency", str(tmp_path / "eff.csv"),
-        "--island-mass", str(tmp_path / "mass.csv"), "--permutations", *perms, "--paper-claims", "config/paper_claims.yaml",
-        "--mixing-out", str(tmp_path / "mixing_times.csv"), "--exponents-out", str(tmp_path / "exp.csv"),
-        "--markdown-out", str(tmp_path / "table.md"), "--claims-out", str(tmp_path / "claims.json"), "--smoke")
+        perms.append(("permutations", tmp_path / f"perm_{name}.csv"))
+        run("compute-permutations", outputs=[perms[-1]], wildcards=[("perm_model", name)])
+    exponents = ("exponents", tmp_path / "exp.csv")
+    run("summarise", inputs=[*mixing, reduced, efficiency, mass, *perms, ("paper_claims", "config/paper_claims.yaml")],
+        outputs=[("mixing_times", tmp_path / "mixing_times.csv"), exponents, ("markdown", tmp_path / "table.md"),
+                 ("claims", tmp_path / "claims.json")])
     table = pd.read_csv(tmp_path / "mixing_times.csv")
     assert list(table.columns) == ["model", "n", "scan", "t_mix"]
     assert set(table["model"]) == set(MODEL_NAMES)
-    assert set(table["scan"]) == {"random", "best_systematic", "worst_systematic"}
+    assert set(table["scan"]) == set(SCANS)
     assert (tmp_path / "mixing_times.meta.json").exists()
+    assert json.loads((tmp_path / "mixing_times.meta.json").read_text())["seed"] == 3
     claims = json.loads((tmp_path / "claims.json").read_text())
     assert claims["smoke"] is True and len(claims["claims"]) >= 20
+    assert "SMOKE RUN" in (tmp_path / "table.md").read_text()
     seq = table[(table["model"] == "sequence_of_dependencies") & (table["scan"] == "best_systematic")]
     assert (seq["t_mix"] == seq["n"]).all()
-    for step, extra in (("plot-fig2a", ["--mixing", *mixing, "--reduced", str(tmp_path / "reduced.csv"), "--exponents", str(tmp_path / "exp.csv")]),
-                        ("plot-fig2b", ["--island-mass", str(tmp_path / "mass.csv")]),
-                        ("plot-fig2c", ["--permutations", *perms])):
-        run(step, *extra, "--out", str(tmp_path / f"{step}.png"))
+    for step, inputs in (("plot-fig2a", [*mixing, reduced, exponents]), ("plot-fig2b", [mass]), ("plot-fig2c", perms)):
+        run(step, inputs=inputs, outputs=[("figure", tmp_path / f"{step}.png")])
         assert (tmp_path / f"{step}.png").stat().st_size > 10_000
     assert math.isfinite(pd.read_csv(tmp_path / "exp.csv")["fitted_beta"].sum())

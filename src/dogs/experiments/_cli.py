@@ -20,7 +20,7 @@ Every experiment module builds an :class:`Experiment`, registers its steps and c
   an output is the writer's convention (:func:`dogs.io.write_meta`), not a new file name.
 - ``--wildcard`` carries the rule's wildcards (for example the replicate number), so no step parses
   numbers out of paths.
-- ``--threads`` is the rule's ``threads:``; the shell hands it to numba before the step runs.
+- ``--threads`` is the rule's ``threads:``; the shell hands it to numba and BLAS before the step runs.
 
 The rule side of this contract is ``step_args`` in ``rules/common.smk``.
 """
@@ -252,7 +252,9 @@ def _logger(family: str) -> logging.Logger:
 
 
 def _set_numba_threads(threads: int) -> None:
-    """Use at most ``threads`` numba threads (the rule's ``threads:``)."""
+    """Use at most ``threads`` numba and BLAS threads (the rule's ``threads:``), so rules never oversubscribe."""
     import numba
+    from threadpoolctl import threadpool_limits
 
     numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    threadpool_limits(limits=int(threads))

@@ -29,7 +29,7 @@ MODEL_TITLES = {
     "soft_dependencies": "Soft dependencies",
 }
 UPDATES = "t_mix (single-variable updates)"
-#: Forward transitions from the bottom to the top state, of which M is a multiple (see dogs.models.scan_order).
+#: Forward transitions from the bottom to the top state, of which M is a multiple (see dogs.counterexamples.models).
 _PATH_LENGTH = {
     "sequence_of_dependencies": (lambda n: n, "n"),
     "memorize_and_repeat": (lambda n: 2 * n * n, "x 2n^2"),

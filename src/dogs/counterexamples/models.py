@@ -7,7 +7,9 @@ product spaces, a :class:`ScanOrderModel` lists the support states
 of :mod:`dogs.exact.chains` accept exactly that (``states=``). Next to each
 builder, :func:`definition_log_weights` evaluates the paper's formula at
 *any* state of the product space (``-inf`` off the support): the tests check
-the constructed supports against it.
+the constructed supports against it. The analyses of the two-islands model
+(§3.2 and §4: island masses, bridge efficiency, the reduced chain) are in
+:mod:`dogs.counterexamples.islands`.
 
 Where the paper uses "a very large constant :math:`M`", it is a parameter.
 :func:`make_model` sets :math:`M = c\,L` with :math:`L` the number of forward
@@ -77,20 +79,18 @@ from dogs.exact.chains import site_kernels, stationary_distribution
 __all__ = [
     "MODEL_NAMES",
     "MIN_N",
+    "DEFAULT_MAX_STATES",
     "ScanOrderModel",
-    "ReducedTwoIslands",
     "make_model",
     "sequence_of_dependencies",
     "two_islands",
     "discrete_pyramid",
     "memorize_and_repeat",
     "soft_dependencies",
-    "reduced_two_islands",
     "definition_log_weights",
     "soft_prefix_accepted",
     "state_count",
-    "bridge_efficiency",
-    "island_masses",
+    "state_space_binary",
 ]
 
 MODEL_NAMES = ("sequence_of_dependencies", "two_islands", "discrete_pyramid", "memorize_and_repeat", "soft_dependencies")
@@ -282,17 +282,6 @@ def two_islands(n: int, bridge_weight: float = 1.0) -> ScanOrderModel:
 def state_space_binary(n: int) -> np.ndarray:
     """All ``2**n`` binary states, C order."""
     return ((np.arange(2**n)[:, None] >> np.arange(n - 1, -1, -1)) & 1).astype(np.int64)
-
-
-def island_masses(model: ScanOrderModel, distributions) -> np.ndarray:
-    """Mass on island x, the bridge and island y of distributions over a two-islands model: (..., 3)."""
-    if model.name != "two_islands":
-        raise ValueError(f"model must be two_islands, got {model.name}")
-    n = model.n
-    on_x = model.states[:, :n].sum(axis=1) > 0
-    on_y = model.states[:, n:].sum(axis=1) > 0
-    d = np.asarray(distributions)
-    return np.stack([d[..., on_x].sum(-1), d[..., ~(on_x | on_y)].sum(-1), d[..., on_y].sum(-1)], axis=-1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -603,107 +592,3 @@ def _soft_exponent(row, n, window) -> float:
         if _soft_accepted(perm, n, window):
             return float(n - 1 + raised.size)
     return -np.inf
-
-
-# ---------------------------------------------------------------------------------------------
-# two islands: reduced model and bridge efficiency
-
-
-@dataclass(frozen=True, eq=False)
-class ReducedTwoIslands:
-    r"""The reduced two-islands chain of §4 (Fig. 2a): islands mix instantly, only bridge-adjacent states matter.
-
-    Three lumped states: ``0`` = island x, ``1`` = bridge :math:`b`, ``2`` = island y. "Islands
-    mix instantly" (paper, §4): whenever the chain is on an island, its position is distributed as
-    :math:`\pi` conditioned on that island, independently of the past. From island x only the
-    states adjacent to the bridge can reach it: :math:`e_i` (only :math:`x_i` true) each has
-    conditional mass :math:`1/(2^n - 1)`, and updating :math:`x_i` there moves onto the bridge
-    with probability :math:`w_b/(1 + w_b)`. Hence the site kernel of :math:`x_i` is
-
-    .. math::
-
-        P_{x_i}(x, b) = \frac{1}{2^n - 1}\,\frac{w_b}{1 + w_b}, \quad
-        P_{x_i}(b, x) = \frac{1}{1 + w_b}, \quad P_{x_i}(b, b) = \frac{w_b}{1 + w_b}, \quad
-        P_{x_i}(y, y) = 1,
-
-    (remaining mass on the diagonal), and symmetrically for :math:`y_i`. It leaves
-    :math:`\pi = (2^n - 1, w_b, 2^n - 1)/Z` invariant: the lumped stationary distribution of
-    the full model. Mixing times are measured in this lumped space. Variables are ordered
-    :math:`x_1..x_n, y_1..y_n` as in :func:`two_islands`.
-    """
-
-    n: int
-    bridge_weight: float
-    kernels: tuple
-    stationary: np.ndarray
-    named_orders: Mapping
-
-
-def reduced_two_islands(n: int, bridge_weight: float = 1.0) -> ReducedTwoIslands:
-    """Build :class:`ReducedTwoIslands` for ``n`` variables per island."""
-    n = _check_n("two_islands", n)
-    w_b = _check_positive(bridge_weight, "bridge_weight")
-    stay_on_bridge = w_b / (1.0 + w_b)
-    to_bridge = stay_on_bridge / (2.0**n - 1.0)
-    kernel_x = np.array([[1 - to_bridge, to_bridge, 0.0], [1 - stay_on_bridge, stay_on_bridge, 0.0], [0.0, 0.0, 1.0]])
-    kernel_y = kernel_x[::-1, ::-1].copy()
-    island = 2.0**n - 1.0
-    pi = np.array([island, w_b, island]) / (2 * island + w_b)
-    best = np.ravel(np.column_stack([np.arange(n), n + np.arange(n)]))
-    return ReducedTwoIslands(
-        n=n, bridge_weight=w_b, kernels=tuple([kernel_x] * n + [kernel_y] * n), stationary=pi,
-        named_orders={"best_systematic": best, "worst_systematic": np.arange(2 * n)},
-    )
-
-
-def bridge_efficiency(model: ScanOrderModel, scan="random", *, tol: float = 1e-15) -> float:
-    r"""Bridge efficiency (§3.2): probability that the chain, having just stepped onto the bridge, leaves it to the other island.
-
-    Computed from the model's own site kernels: arrivals on the bridge through each
-    variable are weighted by their stationary flow :math:`\sum_x \pi(x) P_v(x, b)`; from the
-    bridge, the scan continues (the next variable in the sweep, or a uniformly random one)
-    until the chain leaves the bridge, and the probability that it leaves to the island it did
-    not come from is accumulated (the sum is cut when less than ``tol`` of the mass is left).
-    Paper: random 1/2; best :math:`x_1, y_1, \dots` 1 and worst :math:`x_1..x_n, y_1..y_n`
-    :math:`1/n` with negligible bridge mass; 2/3 and :math:`\approx 2/n` with bridge mass equal
-    to the other states (App. C).
-    """
-    if model.name != "two_islands":
-        raise ValueError(f"model must be two_islands, got {model.name}")
-    n = model.n
-    kernels, pi = model.kernels(), model.stationary()
-    bridge = int(model.index_of(np.zeros(2 * n, dtype=np.int64))[0])
-    on_x = model.states[:, :n].sum(axis=1) > 0
-    on_y = model.states[:, n:].sum(axis=1) > 0
-    stay = np.array([kernels[v][bridge, bridge] for v in range(2 * n)])
-    to_x = np.array([kernels[v][[bridge], :].toarray().ravel()[on_x].sum() for v in range(2 * n)])
-    to_y = np.array([kernels[v][[bridge], :].toarray().ravel()[on_y].sum() for v in range(2 * n)])
-    # stationary flow onto the bridge through variable v, from island x and from island y
-    into_from_x = np.array([pi[on_x] @ kernels[v][:, [bridge]].toarray().ravel()[on_x] for v in range(2 * n)])
-    into_from_y = np.array([pi[on_y] @ kernels[v][:, [bridge]].toarray().ravel()[on_y] for v in range(2 * n)])
-    if isinstance(scan, str):
-        if scan != "random":
-            raise ValueError(f"scan must be 'random' or a permutation, got scan={scan!r}")
-        leave = 1.0 - stay.mean()
-        p_to_y, p_to_x = to_y.mean() / leave, to_x.mean() / leave
-        total = into_from_x.sum() + into_from_y.sum()
-        return float((into_from_x.sum() * p_to_y + into_from_y.sum() * p_to_x) / total)
-    order = np.asarray(scan, dtype=np.int64)
-    if sorted(order.tolist()) != list(range(2 * n)):
-        raise ValueError(f"scan must be a permutation of the {2 * n} variables")
-    length = order.size
-    numerator = denominator = 0.0
-    for r, v in enumerate(order):
-        remaining, cross_x, cross_y = 1.0, 0.0, 0.0
-        k = 1
-        while remaining > tol:
-            u = order[(r + k) % length]
-            cross_x += remaining * to_x[u]
-            cross_y += remaining * to_y[u]
-            remaining *= stay[u]
-            k += 1
-            if k > 10**7:
-                raise RuntimeError("bridge_efficiency: the chain does not leave the bridge")
-        numerator += into_from_x[v] * cross_y + into_from_y[v] * cross_x
-        denominator += into_from_x[v] + into_from_y[v]
-    return float(numerator / denominator)

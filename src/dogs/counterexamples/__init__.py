@@ -1,0 +1,81 @@
+"""The scan-order counterexamples of He, De Sa, Mitliagkas & Ré (2016), *Scan order in Gibbs sampling*.
+
+Small discrete distributions on which random scan and systematic scans mix at different orders
+in ``n`` (Table 1, Fig. 2), analysed exactly with the chains of :mod:`dogs.exact.chains`:
+
+- :mod:`dogs.counterexamples.models`: the five models of Table 1 as support states with log
+  weights (:class:`ScanOrderModel`, :func:`make_model`), and the paper's formulas to check them;
+- :mod:`dogs.counterexamples.mixing`: exact mixing times under random scan and the best and worst
+  systematic scans (Table 1, Fig. 2a), and of every permutation (Fig. 2c);
+- :mod:`dogs.counterexamples.islands`: the two-islands model analysed: island masses over time
+  (Fig. 2b), bridge efficiency (§3.2, App. C), the reduced chain where islands mix instantly (§4);
+- :mod:`dogs.counterexamples.growth`: Table 1's orders of growth, parsed and fitted.
+
+This package may import :mod:`dogs.exact` and :mod:`dogs.models`; neither imports it.
+"""
+
+from dogs.counterexamples.growth import fit_exponents, order_text, parse_order
+from dogs.counterexamples.islands import (
+    ReducedTwoIslands,
+    bridge_efficiencies,
+    bridge_efficiency,
+    island_mass_curves,
+    island_masses,
+    reduced_mixing_rows,
+    reduced_two_islands,
+)
+from dogs.counterexamples.mixing import (
+    ALL_PERMUTATIONS,
+    NAMED,
+    PAPER_ORDER_SCANS,
+    SCANS,
+    SYMMETRIC,
+    permutation_mixing_table,
+    scan_mixing_rows,
+)
+from dogs.counterexamples.models import (
+    MIN_N,
+    MODEL_NAMES,
+    ScanOrderModel,
+    definition_log_weights,
+    discrete_pyramid,
+    make_model,
+    memorize_and_repeat,
+    sequence_of_dependencies,
+    soft_dependencies,
+    soft_prefix_accepted,
+    state_count,
+    two_islands,
+)
+
+__all__ = [
+    "ALL_PERMUTATIONS",
+    "MIN_N",
+    "MODEL_NAMES",
+    "NAMED",
+    "PAPER_ORDER_SCANS",
+    "SCANS",
+    "SYMMETRIC",
+    "ReducedTwoIslands",
+    "ScanOrderModel",
+    "bridge_efficiencies",
+    "bridge_efficiency",
+    "definition_log_weights",
+    "discrete_pyramid",
+    "fit_exponents",
+    "island_mass_curves",
+    "island_masses",
+    "make_model",
+    "memorize_and_repeat",
+    "order_text",
+    "parse_order",
+    "permutation_mixing_table",
+    "reduced_mixing_rows",
+    "reduced_two_islands",
+    "scan_mixing_rows",
+    "sequence_of_dependencies",
+    "soft_dependencies",
+    "soft_prefix_accepted",
+    "state_count",
+    "two_islands",
+]

@@ -1,0 +1,161 @@
+r"""Exact mixing times of the He, De Sa, Mitliagkas & Ré (2016) models under random and systematic scans.
+
+:math:`t_{mix}(\epsilon) = \min\{t : \max_{x_0} \|\delta_{x_0} P^{(t)} - \pi\|_{TV} \le \epsilon\}`
+(He et al. 2016, §3), counted in single-variable updates and computed exactly from the models'
+site kernels (:func:`dogs.exact.chains.mixing_time`, :func:`dogs.exact.chains.systematic_mixing_times`).
+
+"Best" and "worst" systematic scan (Table 1, Fig. 2a): the minimum and maximum over *all*
+permutations of the variables when the model is small enough to enumerate them; otherwise, for
+models invariant under every relabelling of the variables (discrete pyramid, memorize and
+repeat), any order (all are equivalent); otherwise the paper's named best and worst orders.
+Every row says which (``order_source``: :data:`ALL_PERMUTATIONS`, :data:`SYMMETRIC`, :data:`NAMED`).
+
+Systematic scans start from *every* support state, also those whose probability underflows to 0
+in double precision (:math:`M^{-k}` far below 1e-308): the default starts of
+:func:`~dogs.exact.chains.mixing_time` (:math:`\pi > 0`) would drop exactly the worst ones. Random
+scan starts from the model's ``random_scan_starts`` (one per orbit of a symmetry of :math:`\pi`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from dogs.counterexamples.models import ScanOrderModel
+from dogs.exact.chains import mixing_time, systematic_mixing_times
+
+__all__ = [
+    "SCANS",
+    "PAPER_ORDER_SCANS",
+    "ALL_PERMUTATIONS",
+    "SYMMETRIC",
+    "NAMED",
+    "MAX_PERMUTATION_VARIABLES",
+    "scan_mixing_rows",
+    "permutation_mixing_table",
+]
+
+#: The three scans of Table 1 and Fig. 2: random scan, best and worst systematic scan.
+SCANS = ("random", "best_systematic", "worst_systematic")
+#: The paper's named best and worst orders, kept beside the best and worst found.
+PAPER_ORDER_SCANS = ("paper_best_order", "paper_worst_order")
+ALL_PERMUTATIONS = "all permutations"
+SYMMETRIC = "any order (all equivalent by symmetry)"
+NAMED = "paper's named order"
+#: Most variables whose permutations are all enumerated (9! = 362880 systematic scans).
+MAX_PERMUTATION_VARIABLES = 9
+
+
+def _perm_index(perms: np.ndarray, order: np.ndarray) -> int:
+    return int(np.flatnonzero(np.all(perms == order, axis=1))[0])
+
+
+def scan_mixing_rows(model: ScanOrderModel, epsilon: float, *, enumerate_max_variables: int,
+                     enumerate_max_states: int, progress: Callable[[str], None] | None = None) -> list[dict]:
+    """Exact mixing times of one model: random, best and worst systematic scan, and the paper's named orders.
+
+    Parameters
+    ----------
+    model : ScanOrderModel
+        A model of Table 1 (:func:`dogs.counterexamples.models.make_model`).
+    epsilon : float
+        TV threshold of the mixing time (paper: 1/4).
+    enumerate_max_variables, enumerate_max_states : int
+        Best and worst are taken over all permutations when the model has at most this many
+        variables and states (see the module docstring otherwise).
+    progress : callable, optional
+        Receives progress messages of long mixing-time searches.
+
+    Returns
+    -------
+    list of dict
+        Rows ``model, n, n_variables, n_states, M, bridge_weight, scan, t_mix, order_source, order,
+        seconds``; ``scan`` is one of :data:`SCANS` or :data:`PAPER_ORDER_SCANS`, ``order`` the
+        permutation in the paper's variable names, ``seconds`` the time of the search that found it
+        (the random-scan row includes building the kernels).
+    """
+    if not 0 < epsilon < 0.5:
+        raise ValueError(f"epsilon must lie in (0, 1/2), got {epsilon!r}")
+    started = time.perf_counter()
+    kernels, pi = model.kernels(), model.stationary()
+    build_seconds = time.perf_counter() - started
+    every = np.arange(model.n_states)
+    base = {
+        "model": model.name, "n": model.n, "n_variables": model.n_vars, "n_states": model.n_states,
+        "M": model.parameters.get("M", np.nan), "bridge_weight": model.parameters.get("bridge_weight", np.nan),
+    }
+    rows = []
+
+    def add(scan, t_mix, source, order, seconds):
+        rows.append({**base, "scan": scan, "t_mix": int(t_mix), "order_source": source,
+                     "order": "" if order is None else model.order_names(order), "seconds": round(seconds, 4)})
+
+    started = time.perf_counter()
+    t_random = mixing_time(kernels, pi, "random", epsilon=epsilon, starts=model.random_scan_starts)
+    add("random", t_random, "random scan", None, time.perf_counter() - started + build_seconds)
+    named_best, named_worst = model.named_orders["best_systematic"], model.named_orders["worst_systematic"]
+    if model.n_vars <= min(enumerate_max_variables, MAX_PERMUTATION_VARIABLES) and model.n_states <= enumerate_max_states:
+        started = time.perf_counter()
+        perms = np.array(list(itertools.permutations(range(model.n_vars))), dtype=np.int64)
+        times = systematic_mixing_times(kernels, pi, perms, epsilon=epsilon, starts=every)
+        seconds = time.perf_counter() - started
+        best, worst = int(np.argmin(times)), int(np.argmax(times))
+        add("best_systematic", times[best], ALL_PERMUTATIONS, perms[best], seconds)
+        add("worst_systematic", times[worst], ALL_PERMUTATIONS, perms[worst], 0.0)
+        add("paper_best_order", times[_perm_index(perms, named_best)], ALL_PERMUTATIONS, named_best, 0.0)
+        add("paper_worst_order", times[_perm_index(perms, named_worst)], ALL_PERMUTATIONS, named_worst, 0.0)
+    elif model.orders_equivalent:
+        started = time.perf_counter()
+        t = mixing_time(kernels, pi, named_best, epsilon=epsilon, starts=every, progress=progress)
+        seconds = time.perf_counter() - started
+        for scan, order in (("best_systematic", named_best), ("worst_systematic", named_best),
+                            ("paper_best_order", named_best), ("paper_worst_order", named_worst)):
+            add(scan, t, SYMMETRIC, order, seconds if scan == "best_systematic" else 0.0)
+    else:
+        started = time.perf_counter()
+        t_best = mixing_time(kernels, pi, named_best, epsilon=epsilon, starts=every, progress=progress)
+        best_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        t_worst = mixing_time(kernels, pi, named_worst, epsilon=epsilon, starts=every, progress=progress)
+        worst_seconds = time.perf_counter() - started
+        add("best_systematic", t_best, NAMED, named_best, best_seconds)
+        add("worst_systematic", t_worst, NAMED, named_worst, worst_seconds)
+        add("paper_best_order", t_best, NAMED, named_best, 0.0)
+        add("paper_worst_order", t_worst, NAMED, named_worst, 0.0)
+    return rows
+
+
+def permutation_mixing_table(model: ScanOrderModel, epsilon: float) -> pd.DataFrame:
+    """Fig. 2c of He et al. (2016): the exact mixing time of every systematic permutation (sorted) and of random scan.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``model, n, bridge_weight, scan, rank, t_mix, order``: first the random-scan row
+        (``scan = "random"``, ``rank = 0``), then one row per permutation (``scan = "systematic"``)
+        in increasing ``t_mix`` (``rank`` 1, 2, ...; ties in enumeration order).
+    """
+    if not 0 < epsilon < 0.5:
+        raise ValueError(f"epsilon must lie in (0, 1/2), got {epsilon!r}")
+    if model.n_vars > MAX_PERMUTATION_VARIABLES:
+        raise ValueError(f"{model.name} with n={model.n} has {model.n_vars} variables: too many permutations "
+                         f"to enumerate (at most {MAX_PERMUTATION_VARIABLES} variables)")
+    kernels, pi = model.kernels(), model.stationary()
+    every = np.arange(model.n_states)
+    perms = np.array(list(itertools.permutations(range(model.n_vars))), dtype=np.int64)
+    times = systematic_mixing_times(kernels, pi, perms, epsilon=epsilon, starts=every)
+    t_random = mixing_time(kernels, pi, "random", epsilon=epsilon, starts=model.random_scan_starts)
+    order = np.argsort(times, kind="stable")
+    bridge_weight = model.parameters.get("bridge_weight", np.nan)
+    frame = pd.DataFrame({
+        "model": model.name, "n": model.n, "bridge_weight": bridge_weight,
+        "scan": "systematic", "rank": np.arange(1, len(perms) + 1), "t_mix": times[order],
+        "order": [model.order_names(p) for p in perms[order]],
+    })
+    random_row = pd.DataFrame([{"model": model.name, "n": model.n, "bridge_weight": frame["bridge_weight"].iloc[0],
+                                "scan": "random", "rank": 0, "t_mix": t_random, "order": "random scan"}])
+    return pd.concat([random_row, frame], ignore_index=True)
