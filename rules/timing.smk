@@ -1,10 +1,11 @@
 # DoGS §5.2 and App. B.2: end-to-end wall-clock time of the systematic scan vs DoGS (E4).
-# run (one trial per job: model, timed DoGS setup, timed sampling of both scans)
-#   -> summarise (per grid side: summary.json, speed-up table) -> claims; the figure rules only plot.
+# compute (one trial per job: model, timed DoGS setup, timed sampling of both scans)
+#   -> summarise (per grid side: summary.json, speed-up table) -> summarise-claims; the figure rules only plot.
 # The main grid (timing.main_side, paper 1000) has timing.main_trials trials: trial 0 is Fig. 2, the
 # others Fig. 10; the small grid (timing.small_side, paper 300) has one trial, Fig. 11. Figure names
 # are fixed by role (the Snakefile's targets); result folders carry the actual side.
-# The interpreter is passed as params.python (= PYTHON of common.smk) so that shell commands read no globals (lint).
+# Every rule runs `python -m dogs.experiments.timing <step> {params.args}`: step_args (common.smk) passes the
+# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/experiments/_cli.py).
 
 TIMING_MAIN = config["timing"]["main_side"]
 TIMING_SMALL = config["timing"]["small_side"]
@@ -15,7 +16,7 @@ TIMING_SMALL = config["timing"]["small_side"]
 TIMING_TRIALS = {TIMING_SMALL: [0], TIMING_MAIN: list(range(config["timing"]["main_trials"]))}
 
 
-rule timing_run:
+rule timing_compute:
     output:
         run=result("timing/L{side}/trial{trial}/run.json"),
         trace=result("timing/L{side}/trial{trial}/trace.csv"),
@@ -24,8 +25,7 @@ rule timing_run:
         trial=r"\d+",
     params:
         python=PYTHON,
-        settings=settings("timing"),
-        seed=config["root_seed"],
+        args=step_args("timing"),
     # A timed rule takes every core so that Snakemake never runs another of its jobs beside it
     # (the job itself is single-threaded); other load on the machine is recorded, not prevented.
     threads: workflow.cores
@@ -36,8 +36,7 @@ rule timing_run:
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.experiments.timing run --settings {params.settings:q} --seed {params.seed}"
-        " --side {wildcards.side} --trial {wildcards.trial} --run {output.run} --trace {output.trace} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.timing compute {params.args} > {log} 2>&1"
 
 
 rule timing_summarise:
@@ -51,19 +50,16 @@ rule timing_summarise:
         side=r"\d+",
     params:
         python=PYTHON,
-        settings=settings("timing"),
-        seed=config["root_seed"],
+        args=step_args("timing"),
     log:
         result("logs/timing/L{side}/summarise.log"),
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.experiments.timing summarise --settings {params.settings:q} --seed {params.seed}"
-        " --side {wildcards.side} --runs {input.runs} --traces {input.traces}"
-        " --summary {output.summary} --speedup {output.speedup} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.timing summarise {params.args} > {log} 2>&1"
 
 
-rule timing_claims:
+rule timing_summarise_claims:
     input:
         main=result(f"timing/L{TIMING_MAIN}/summary.json"),
         small=result(f"timing/L{TIMING_SMALL}/summary.json"),
@@ -71,76 +67,67 @@ rule timing_claims:
         claims=result("claims/timing.json"),
     params:
         python=PYTHON,
-        settings=settings("timing"),
-        seed=config["root_seed"],
-        smoke="--smoke" if config["smoke"] else "",
+        args=step_args("timing"),
     log:
         result("logs/timing/claims.log"),
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.experiments.timing claims --settings {params.settings:q} --seed {params.seed}"
-        " --main-summary {input.main} --small-summary {input.small} --claims {output.claims} {params.smoke} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.timing summarise-claims {params.args} > {log} 2>&1"
 
 
-rule timing_fig2:
+rule timing_plot_fig2:
     input:
         summary=result(f"timing/L{TIMING_MAIN}/summary.json"),
         speedup=result(f"timing/L{TIMING_MAIN}/speedup.csv"),
         trace=result(f"timing/L{TIMING_MAIN}/trial0/trace.csv"),
     output:
-        figure("timing/fig2_L1000.png"),
+        figure=figure("timing/fig2_L1000.png"),
     params:
         python=PYTHON,
-        settings=settings("timing"),
-        seed=config["root_seed"],
+        args=step_args("timing"),
     log:
         result("logs/timing/fig2.log"),
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.experiments.timing plot --settings {params.settings:q} --seed {params.seed} --kind main"
-        " --summary {input.summary} --speedup {input.speedup} --traces {input.trace} --out {output} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.timing plot-fig2 {params.args} > {log} 2>&1"
 
 
-rule timing_fig10:
+rule timing_plot_fig10:
     input:
         summary=result(f"timing/L{TIMING_MAIN}/summary.json"),
         speedup=result(f"timing/L{TIMING_MAIN}/speedup.csv"),
         traces=[result(f"timing/L{TIMING_MAIN}/trial{k}/trace.csv") for k in TIMING_TRIALS[TIMING_MAIN][1:]],
     output:
-        figure("timing/fig10_L1000_trials.png"),
+        figure=figure("timing/fig10_L1000_trials.png"),
     params:
         python=PYTHON,
-        settings=settings("timing"),
-        seed=config["root_seed"],
+        args=step_args("timing"),
     log:
         result("logs/timing/fig10.log"),
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.experiments.timing plot --settings {params.settings:q} --seed {params.seed} --kind trials"
-        " --summary {input.summary} --speedup {input.speedup} --traces {input.traces} --out {output} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.timing plot-fig10 {params.args} > {log} 2>&1"
 
 
-rule timing_fig11:
+rule timing_plot_fig11:
     input:
         summary=result(f"timing/L{TIMING_SMALL}/summary.json"),
         speedup=result(f"timing/L{TIMING_SMALL}/speedup.csv"),
         trace=result(f"timing/L{TIMING_SMALL}/trial0/trace.csv"),
     output:
-        figure("timing/fig11_L300.png"),
+        figure=figure("timing/fig11_L300.png"),
     params:
         python=PYTHON,
-        settings=settings("timing"),
-        seed=config["root_seed"],
+        args=step_args("timing"),
     log:
         result("logs/timing/fig11.log"),
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.experiments.timing plot --settings {params.settings:q} --seed {params.seed} --kind small"
-        " --summary {input.summary} --speedup {input.speedup} --traces {input.trace} --out {output} > {log} 2>&1"
+        "{params.python} -m dogs.experiments.timing plot-fig11 {params.args} > {log} 2>&1"
 
 
 CLAIM_FILES.append(result("claims/timing.json"))

@@ -1,4 +1,4 @@
-r"""numba kernel of the timed sampling loop of the end-to-end experiment (DoGS §5.2, App. B.2).
+r"""numba kernel of :func:`dogs.samplers.points.sample_points`, the timed sampling loop of DoGS §5.2 and App. B.2.
 
 One *sample point* is one run of the Gibbs sampler through a whole scan from the all ``+1``
 state, keeping only the target spin at the end (``X_1^T`` for ``d = e_1``). The experiment draws
@@ -14,7 +14,7 @@ the state to all ``+1``.
 Randomness: one xoshiro256** stream (:mod:`dogs._kernels.rng`) runs on through the batch and
 across batches, so point ``k`` consumes exactly the uniforms that ``run_gibbs``'s kernel
 :func:`dogs._kernels.gibbs.gibbs_chain` would consume if called ``k + 1`` times in a row on the same
-``rng_state`` array (tested in ``tests/test_timing_experiment.py``); the first point equals
+``rng_state`` array (tested in ``tests/test_sample_points.py``); the first point equals
 ``run_gibbs(model, scan, seed=s, initial_state=1)`` for the seed whose state is passed in.
 
 Reset. After a point only the sites the scan visited can differ from ``+1``. With
@@ -22,7 +22,7 @@ Reset. After a point only the sites the scan visited can differ from ``+1``. Wit
 it fills the whole state (``p`` bytes). The caller picks the cheaper valid option: sparse when the
 scan is deterministic and shorter than ``p``. Either way the next point starts from all ``+1``.
 
-Private: arrays and scalars only; the experiment module validates.
+Private: arrays and scalars only; :func:`dogs.samplers.points.sample_points` validates and calls it.
 """
 
 from __future__ import annotations

@@ -1,16 +1,17 @@
 r"""E4: end-to-end wall-clock time of systematic scan vs DoGS (DoGS §5.2, App. B.2, Figs. 2, 10, 11).
 
-Steps (each one Snakemake rule; see ``rules/timing.smk``)::
+Steps (``python -m dogs.experiments.timing <step> ...``, see :mod:`dogs.experiments._cli`; one
+Snakemake rule each, ``rules/timing.smk``)::
 
-    python -m dogs.experiments.timing run       --settings JSON --seed N --side S --trial K --run R.json --trace T.csv
-    python -m dogs.experiments.timing summarise --settings JSON --seed N --side S --runs R0.json ... --traces T0.csv ...
-                                                --summary summary.json --speedup speedup.csv
-    python -m dogs.experiments.timing claims    --settings JSON --seed N --main-summary M.json --small-summary S.json
-                                                --claims claims/timing.json [--smoke]
-    python -m dogs.experiments.timing plot      --settings JSON --seed N --kind {main,trials,small} --summary summary.json
-                                                --traces T.csv ... --out fig.png
+    compute            wildcards side, trial; outputs run (JSON record), trace (running estimates, CSV)
+    summarise          wildcard side; inputs runs, traces (every trial of the side);
+                       outputs summary (JSON), speedup (CSV)
+    summarise-claims   inputs main, small (the two sides' summaries); output claims
+    plot-fig2          inputs summary, speedup, trace (main grid, trial 0); output figure
+    plot-fig10         inputs summary, speedup, traces (main grid, trials 1..); output figure
+    plot-fig11         inputs summary, speedup, trace (small grid); output figure
 
-What one trial does (``run``):
+What one trial does (``compute``):
 
 1. **Model.** A ``side x side`` open (non-toroidal) Ising grid, one coupling per edge
    :math:`\theta_{ij} \sim U[0, 0.25]`, zero field (so :math:`\mathbb E_\pi[X_1] = 0` by the
@@ -22,13 +23,12 @@ What one trial does (``run``):
    :math:`\epsilon` (Definition 7), and the length-doubling search of §5.2 (Algorithm 2 on the
    first :math:`\tilde T = 2, 4, 8, \dots` steps until the DoGS variation is at most
    :math:`\epsilon`). ``setup_seconds`` is the sum of those parts.
-3. **Sampling** (timed): for each scan, draw independent sample points ``X_1^T`` (fresh all
-   ``+1`` start each time, one continuing xoshiro256** stream per scan) for ``budget_seconds`` of
-   wall-clock time, recording the running estimate of :math:`\mathbb E[X_1]` at checkpoints
-   (about ``checkpoints_per_decade`` per decade of sample count). The clock covers everything a
-   user waits for: allocating the state, every kernel call, resetting the state between points,
-   the bookkeeping between batches. On the figure's time axis the DoGS curve starts at
-   ``setup_seconds``; the systematic curve at 0.
+3. **Sampling** (timed): for each scan, independent sample points ``X_1^T`` for ``budget_seconds`` of
+   wall-clock time with :func:`dogs.samplers.points.sample_points` (fresh all ``+1`` start each time,
+   one xoshiro256** stream per scan from the seed stream ``("timing", side, trial, scan)``), recording
+   the running estimate of :math:`\mathbb E[X_1]` at checkpoints (about ``checkpoints_per_decade`` per
+   decade of sample count). The clock covers everything a user waits for. On the figure's time axis
+   the DoGS curve starts at ``setup_seconds``; the systematic curve at 0.
 
 The speed-up of DoGS over the systematic scan after ``n`` sample points (Fig. 2 right) is
 
@@ -49,38 +49,38 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import time
-from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from dogs._kernels.timing import draw_sample_points
-from dogs.scans.base import paper_systematic_scan
 from dogs.bounds import influence_binary_pairwise
-from dogs.experiments.common import Stopwatch, base_parser
+from dogs.experiments._cli import Experiment, SettingsError
+from dogs.experiments.common import Stopwatch
 from dogs.io import machine_info, read_json, write_csv, write_json, write_meta
 from dogs.models.binary import grid_edges, grid_model
-from dogs.samplers.gibbs import _HIGH_THRESHOLDS, _LOW_THRESHOLDS, chain_seeds
-from dogs._kernels.gibbs import seed_states
-from dogs.scans.base import Scan, systematic_scan
+from dogs.samplers.points import sample_points
+from dogs.scans.base import Scan, paper_systematic_scan, systematic_scan
 from dogs.scans.dogs import length_doubling_dogs
 from dogs.scans.variation import dobrushin_variation
 from dogs.seeds import make_rng, seed_record, seed_sequence
 
 __all__ = [
+    "EXPERIMENT",
     "PAPER",
-    "SampleRun",
-    "check_settings",
-    "predicted_speedup",
-    "measured_speedup",
-    "sample_points",
-    "run_trial",
-    "summarise",
+    "TARGET_VARIABLE",
     "build_claims",
-    "main",
+    "check_side_and_trial",
+    "grid_for_trial",
+    "measured_speedup",
+    "predicted_speedup",
+    "run_trial",
+    "summarise_trials",
+    "systematic_input",
 ]
+
+FAMILY = "timing"
 
 #: The paper's published figures (DoGS §2.1, §5.2 incl. footnote 1, App. B.2): the paper's side only.
 PAPER = {
@@ -92,62 +92,22 @@ PAPER = {
 }
 
 TARGET_VARIABLE = 0  # X_1, the top-left corner (d = e_1)
-_ORDERS = ("paper", "first")
-_CHUNK = 1 << 20  # sample points per kernel call at most (bounds the output buffer)
+
+# Every key is checked on its own by config/schema.yaml (the shell); no check spans several keys.
+EXPERIMENT = Experiment(FAMILY, __doc__)
 
 
-def log(message: str) -> None:
-    """Progress line to stderr (the rule's log), with the load average."""
-    load = os.getloadavg()
-    print(f"[timing {time.strftime('%H:%M:%S')} load {load[0]:.2f}] {message}", file=sys.stderr, flush=True)
-
-
-# --------------------------------------------------------------------------- settings
-_SETTINGS = {
-    # key: (type, check, description of the valid range)
-    "main_side": (int, lambda v: v >= 3, "an integer >= 3"),
-    "small_side": (int, lambda v: v >= 3, "an integer >= 3"),
-    "main_trials": (int, lambda v: v >= 2, "an integer >= 2 (trial 0 is Fig. 2, the others Fig. 10)"),
-    "max_coupling": (float, lambda v: 0 <= v < 10, "a number in [0, 10)"),
-    "systematic_sweeps": (int, lambda v: v >= 1, "an integer >= 1"),
-    "systematic_order": (str, lambda v: v in _ORDERS, f"one of {', '.join(_ORDERS)}"),
-    "doubling_start": (int, lambda v: v >= 1, "an integer >= 1"),
-    "budget_seconds": (float, lambda v: 0 < v <= 3600, "a number in (0, 3600]"),
-    "checkpoints_per_decade": (int, lambda v: 1 <= v <= 1000, "an integer in [1, 1000]"),
-    "speedup_samples": (list, lambda v: len(v) >= 1 and all(isinstance(n, int) and not isinstance(n, bool)
-                                                             and n >= 1 for n in v), "a non-empty list of integers >= 1"),
-    "full_reset_probe_seconds": (float, lambda v: 0 <= v <= 60, "a number in [0, 60]"),
-    "target_setup_seconds": (float, lambda v: v > 0, "a number > 0"),
-    "target_step_seconds": (float, lambda v: v > 0, "a number > 0"),
-    "target_point_seconds": (float, lambda v: v > 0, "a number > 0"),
-}
-
-
-def check_settings(settings: dict) -> dict:
-    """Validate the ``timing`` config slice; raise ``ValueError`` naming the first bad key."""
-    if not isinstance(settings, dict):
-        raise ValueError(f"timing settings must be a mapping, got {type(settings).__name__}")
-    missing = [key for key in _SETTINGS if key not in settings]
-    if missing:
-        raise ValueError(f"timing settings lack {', '.join('timing.' + k for k in missing)}")
-    unknown = sorted(set(settings) - set(_SETTINGS))
-    if unknown:
-        raise ValueError(f"unknown timing settings: {', '.join('timing.' + k for k in unknown)}")
-    checked = {}
-    for key, (kind, ok, expected) in _SETTINGS.items():
-        value = settings[key]
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if isinstance(value, bool) or not isinstance(value, kind) or not ok(value):
-            raise ValueError(f"timing.{key} must be {expected}, got {value!r}")
-        checked[key] = value
-    return checked
-
-
-def _check_side(side: int, settings: dict) -> None:
-    if side not in (settings["main_side"], settings["small_side"]):
-        raise ValueError(f"--side {side} is neither timing.main_side ({settings['main_side']}) "
-                         f"nor timing.small_side ({settings['small_side']})")
+def check_side_and_trial(settings: dict, side: int, trial: int | None = None) -> None:
+    """The grid side must be ``main_side`` or ``small_side``; the trial one of that grid's trials."""
+    main, small = settings["main_side"], settings["small_side"]
+    if side not in (main, small):
+        raise SettingsError(f"grid side {side} is neither timing.main_side ({main}) nor timing.small_side ({small})")
+    if trial is None:
+        return
+    n_trials = settings["main_trials"] if side == main else 1
+    if not 0 <= trial < n_trials:
+        raise SettingsError(f"trial {trial} does not exist on the {side}x{side} grid (trials 0..{n_trials - 1}; "
+                            "timing.main_trials on the main grid, one on the small grid)")
 
 
 # --------------------------------------------------------------------------- pieces
@@ -158,119 +118,14 @@ def systematic_input(n_vars: int, length: int, order: str) -> Scan:
         return paper_systematic_scan(n_vars, length)
     if order == "first":
         return systematic_scan(n_vars, length)
-    raise ValueError(f"timing.systematic_order must be one of {', '.join(_ORDERS)}, got {order!r}")
+    raise ValueError(f"timing.systematic_order must be 'paper' or 'first', got {order!r}")
 
 
 def grid_for_trial(side: int, max_coupling: float, root_seed: int, trial: int):
     """The trial's open ``side x side`` grid, :math:`\\theta_{ij} \\sim U[0, max\\_coupling]`, zero field."""
-    rng = make_rng(root_seed, "timing", side, trial)
+    rng = make_rng(root_seed, FAMILY, side, trial)
     couplings = rng.uniform(0.0, max_coupling, len(grid_edges(side, side)))
     return grid_model(side, side, couplings, field=0.0, torus=False)
-
-
-def kernel_state(seed: np.random.SeedSequence) -> np.ndarray:
-    """The xoshiro256** state ``run_gibbs(..., seed=seed, n_chains=1)`` would start its chain from."""
-    return seed_states(chain_seeds(seed, 1))[0].copy()
-
-
-def _model_arrays(model):
-    """The model arrays exactly as :func:`dogs.samplers.gibbs.run_gibbs` hands them to the kernel."""
-    return model.indptr, model.neighbors, model.coupling.view(np.uint64), model.h
-
-
-def checkpoint_counts(per_decade: int, limit: int = 10**13) -> np.ndarray:
-    """Sample counts at which the running estimate is recorded: every count up to ``per_decade``, then
-    about ``per_decade`` geometrically spaced counts per decade."""
-    small = np.arange(1, per_decade + 1)
-    decades = math.log10(limit / per_decade)
-    big = np.unique(np.round(per_decade * np.logspace(0, decades, int(per_decade * decades) + 1)).astype(np.int64))
-    return np.unique(np.concatenate([small, big[big > per_decade]]))
-
-
-class SampleRun:
-    """Result of :func:`sample_points`: checkpoints, totals, and (optionally) every point."""
-
-    def __init__(self, counts, seconds, sums, points, reset):
-        self.counts = np.asarray(counts, dtype=np.int64)
-        self.seconds = np.asarray(seconds, dtype=np.float64)
-        self.sums = np.asarray(sums, dtype=np.int64)
-        self.points = points
-        self.reset = reset
-
-    @property
-    def n_points(self) -> int:
-        return int(self.counts[-1]) if self.counts.size else 0
-
-    @property
-    def total_seconds(self) -> float:
-        return float(self.seconds[-1]) if self.seconds.size else 0.0
-
-    @property
-    def estimates(self) -> np.ndarray:
-        return self.sums / self.counts
-
-    @property
-    def std_errors(self) -> np.ndarray:
-        """Standard error of the running mean of ±1 points: ``sqrt((1 - m^2) / (n - 1))`` (0 when ``n = 1``)."""
-        m = self.estimates
-        return np.sqrt(np.maximum(1.0 - m * m, 0.0) / np.maximum(self.counts - 1, 1))
-
-
-def sample_points(model, scan: Scan, rng_state: np.ndarray, *, budget_seconds: float, per_decade: int,
-                  target: int = TARGET_VARIABLE, max_points: int | None = None, keep_points: bool = False,
-                  sparse_reset: bool | None = None, clock=time.perf_counter) -> SampleRun:
-    """Draw independent sample points ``X_target^T`` for ``budget_seconds`` of wall-clock time (or ``max_points``).
-
-    Each point runs the whole ``scan`` from the all ``+1`` state; ``rng_state`` (a kernel state from
-    :func:`kernel_state`) is advanced in place. The running sum is recorded at the counts of
-    :func:`checkpoint_counts`; near the end of the budget the last batch is shortened (at the measured
-    rate) to land close to it. The clock starts before the state buffer is allocated and is read after
-    every batch, so it covers the reset, every kernel call and the Python bookkeeping.
-    """
-    if scan.n_vars != model.n_vars:
-        raise ValueError(f"scan is over {scan.n_vars} variables but the model has {model.n_vars}")
-    if not 0 <= target < model.n_vars:
-        raise ValueError(f"target must index a variable in [0, {model.n_vars}), got {target}")
-    if sparse_reset is None:
-        sparse_reset = scan.is_deterministic and scan.length < model.n_vars
-    elif sparse_reset and not scan.is_deterministic:
-        raise ValueError("sparse_reset needs a deterministic scan (uniform steps visit unknown sites)")
-    grid = checkpoint_counts(per_decade)
-    if max_points is not None:
-        grid = np.append(grid[grid < max_points], max_points)
-    arrays = _model_arrays(model)
-    indices = scan.indices
-    counts, seconds, sums, kept = [], [], [], []
-
-    start = clock()
-    spins = np.ones(model.n_vars, dtype=np.int8)
-    buffer = np.empty(_CHUNK, dtype=np.int8)
-    n, total, k = 0, 0, 0
-    while k < grid.size:
-        goal, last = int(grid[k]), False
-        if n:
-            elapsed = clock() - start
-            fit = int((budget_seconds - elapsed) / (elapsed / n))
-            if fit < goal - n:
-                goal, last = n + max(fit, 1), True
-        while n < goal:
-            size = min(goal - n, _CHUNK)
-            out = buffer[:size]
-            total += draw_sample_points(*arrays, indices, spins, rng_state, _LOW_THRESHOLDS, _HIGH_THRESHOLDS,
-                                        target, sparse_reset, out)
-            if keep_points:
-                kept.append(out.copy())
-            n += size
-        elapsed = clock() - start
-        counts.append(n)
-        seconds.append(elapsed)
-        sums.append(total)
-        while k < grid.size and grid[k] <= n:
-            k += 1
-        if last or elapsed >= budget_seconds:
-            break
-    points = np.concatenate(kept) if keep_points and kept else None
-    return SampleRun(counts, seconds, sums, points, "visited sites" if sparse_reset else "full state")
 
 
 def predicted_speedup(n, *, setup_seconds: float, systematic_point_seconds: float, dogs_point_seconds: float):
@@ -308,8 +163,8 @@ def _warm_up(settings: dict) -> float:
     epsilon = dobrushin_variation(scan, weights, bound)
     length_doubling_dogs(scan, weights, bound, epsilon)
     for sparse in (True, False):
-        sample_points(model, scan.prefix(8), kernel_state(np.random.SeedSequence(0)), budget_seconds=0.01,
-                      per_decade=2, max_points=3, sparse_reset=sparse)
+        sample_points(model, scan.prefix(8), seed=np.random.SeedSequence(0), target=TARGET_VARIABLE,
+                      budget_seconds=0.01, per_decade=2, max_points=3, sparse_reset=sparse)
     return time.perf_counter() - tic
 
 
@@ -317,13 +172,22 @@ def _loadavg() -> list[float]:
     return [round(v, 2) for v in os.getloadavg()]
 
 
-# --------------------------------------------------------------------------- step: run
-def run_trial(settings: dict, root_seed: int, side: int, trial: int, *, max_points: int | None = None) -> tuple[dict, pd.DataFrame]:
-    """One trial: model, timed DoGS setup, timed sampling of both scans. Returns (run record, tidy trace)."""
-    settings = check_settings(settings)
-    _check_side(side, settings)
+def _quiet(message: str) -> None:
+    """The default progress sink of :func:`run_trial`: drop the line."""
+
+
+# --------------------------------------------------------------------------- compute
+def run_trial(settings: dict, root_seed: int, side: int, trial: int, *, max_points: int | None = None,
+              progress: Callable[[str], None] = _quiet) -> tuple[dict, pd.DataFrame]:
+    """One trial: model, timed DoGS setup, timed sampling of both scans. Returns (run record, tidy trace).
+
+    ``settings`` is the validated ``timing`` config slice; ``max_points`` stops each scan after that many
+    sample points (then the estimates do not depend on the machine's speed); ``progress`` gets a line
+    per stage.
+    """
+    check_side_and_trial(settings, side, trial)
     started = time.perf_counter()
-    log(f"trial {trial} on the {side}x{side} grid: warming up the kernels")
+    progress(f"trial {trial} on the {side}x{side} grid: warming up the kernels (load {_loadavg()})")
     warmup_seconds = _warm_up(settings)
 
     with Stopwatch() as sw:
@@ -333,7 +197,7 @@ def run_trial(settings: dict, root_seed: int, side: int, trial: int, *, max_poin
     length = settings["systematic_sweeps"] * p
     weights = np.zeros(p)
     weights[TARGET_VARIABLE] = 1.0
-    log(f"model built in {model_seconds:.2f} s (p = {p}); timing the DoGS setup")
+    progress(f"model built in {model_seconds:.2f} s (p = {p}); timing the DoGS setup")
 
     load_setup = _loadavg()
     with Stopwatch() as sw_bound:
@@ -353,15 +217,16 @@ def run_trial(settings: dict, root_seed: int, side: int, trial: int, *, max_poin
     setup_seconds = float(sum(parts.values()))
     load_setup_end = _loadavg()
     dogs = doubling.scan
-    log(f"setup {setup_seconds:.3f} s ({', '.join(f'{k} {v:.3f}' for k, v in parts.items())}); epsilon = {epsilon:.4e}, "
-        f"DoGS length {dogs.length} with bound {doubling.variation:.4e} (tried {doubling.lengths_tried.tolist()})")
+    progress(f"setup {setup_seconds:.3f} s ({', '.join(f'{k} {v:.3f}' for k, v in parts.items())}); "
+             f"epsilon = {epsilon:.4e}, DoGS length {dogs.length} with bound {doubling.variation:.4e} "
+             f"(tried {doubling.lengths_tried.tolist()})")
 
     runs, rows = {}, []
     for name, scan in (("systematic", systematic), ("dogs", dogs)):
-        state = kernel_state(seed_sequence(root_seed, "timing", side, trial, name))
         load_before = _loadavg()
-        log(f"sampling the {name} scan (T = {scan.length}) for {settings['budget_seconds']} s")
-        run = sample_points(model, scan, state, budget_seconds=settings["budget_seconds"],
+        progress(f"sampling the {name} scan (T = {scan.length}) for {settings['budget_seconds']} s (load {load_before})")
+        run = sample_points(model, scan, seed=seed_sequence(root_seed, FAMILY, side, trial, name),
+                            target=TARGET_VARIABLE, budget_seconds=settings["budget_seconds"],
                             per_decade=settings["checkpoints_per_decade"], max_points=max_points)
         offset = setup_seconds if name == "dogs" else 0.0
         point = run.total_seconds / run.n_points
@@ -378,9 +243,9 @@ def run_trial(settings: dict, root_seed: int, side: int, trial: int, *, max_poin
             "loadavg_before": load_before,
             "loadavg_after": _loadavg(),
         }
-        log(f"  {run.n_points} points in {run.total_seconds:.2f} s: {point * 1e3:.4g} ms per point, "
-            f"{point / scan.length * 1e9:.3f} ns per step (reset: {run.reset}); estimate {run.estimates[-1]:+.5f} "
-            f"± {run.std_errors[-1]:.5f}")
+        progress(f"  {run.n_points} points in {run.total_seconds:.2f} s: {point * 1e3:.4g} ms per point, "
+                 f"{point / scan.length * 1e9:.3f} ns per step (reset: {run.reset}); estimate {run.estimates[-1]:+.5f} "
+                 f"± {run.std_errors[-1]:.5f}")
         rows.append(pd.DataFrame({
             "side": side, "trial": trial, "scan": name, "length": scan.length, "n_samples": run.counts,
             "sampling_seconds": run.seconds, "wall_clock_seconds": run.seconds + offset, "sum": run.sums,
@@ -389,20 +254,20 @@ def run_trial(settings: dict, root_seed: int, side: int, trial: int, *, max_poin
 
     probe = None
     if settings["full_reset_probe_seconds"] > 0 and dogs.length < p:
-        state = kernel_state(seed_sequence(root_seed, "timing", side, trial, "full-reset-probe"))
-        run = sample_points(model, dogs, state, budget_seconds=settings["full_reset_probe_seconds"],
+        run = sample_points(model, dogs, seed=seed_sequence(root_seed, FAMILY, side, trial, "full-reset-probe"),
+                            target=TARGET_VARIABLE, budget_seconds=settings["full_reset_probe_seconds"],
                             per_decade=settings["checkpoints_per_decade"], sparse_reset=False, max_points=max_points)
         probe = {"n_points": run.n_points, "seconds_per_sample_point": run.total_seconds / run.n_points,
                  "note": "DoGS points with a full p-byte state reset instead of resetting the visited sites; "
                          "not used in the speed-up"}
-        log(f"full-reset probe: {probe['seconds_per_sample_point'] * 1e9:.0f} ns per DoGS point")
+        progress(f"full-reset probe: {probe['seconds_per_sample_point'] * 1e9:.0f} ns per DoGS point")
 
     record = {
         "experiment": "DoGS §5.2 / App. B.2 end-to-end timing",
         "side": side,
         "trial": trial,
         "n_vars": p,
-        "model": {"grid": [side, side], "torus": False, "theta": f"U[0, {settings['max_coupling']}] per edge",
+        "model": {"grid": [side, side], "torus": False, "theta": f"U[0, {float(settings['max_coupling'])}] per edge",
                   "field": 0.0, "n_edges": model.n_edges, "build_seconds": model_seconds},
         "target": "E[X_1], X_1 = variable 0 (top-left corner); d = e_1; exact value 0 by symmetry",
         "systematic_order": settings["systematic_order"],
@@ -427,7 +292,20 @@ def run_trial(settings: dict, root_seed: int, side: int, trial: int, *, max_poin
     return record, pd.concat(rows, ignore_index=True)
 
 
-# --------------------------------------------------------------------------- step: summarise
+@EXPERIMENT.step("compute")
+def compute(ctx):
+    side, trial = ctx.wildcard("side"), ctx.wildcard("trial")
+    check_side_and_trial(ctx.settings, side, trial)
+    record, trace = run_trial(ctx.settings, ctx.seed, side, trial, progress=ctx.log.info)
+    record["seed"] = seed_record(ctx.seed, FAMILY, side, trial)
+    write_csv(trace, ctx.output("trace"))
+    write_json(ctx.output("run"), record)
+    for name in ("trace", "run"):
+        write_meta(ctx.output(name), settings=ctx.settings, seed=record["seed"], elapsed_seconds=ctx.elapsed())
+    ctx.log.info("wrote %s and %s", ctx.output("run"), ctx.output("trace"))
+
+
+# --------------------------------------------------------------------------- summarise
 _HEADLINE = ("dogs_length", "dogs_bound", "systematic_length", "systematic_bound", "setup_seconds",
              "seconds_per_step_systematic", "seconds_per_step_dogs")
 
@@ -455,15 +333,16 @@ def _speedup_rows(record: dict, trace: pd.DataFrame, samples, paper_curve: bool)
     return pd.concat(frames, ignore_index=True).dropna(subset=["speedup"])
 
 
-def summarise(settings: dict, records: list[dict], traces: list[pd.DataFrame]) -> tuple[dict, pd.DataFrame]:
+def summarise_trials(settings: dict, records: list[dict], traces: list[pd.DataFrame]) -> tuple[dict, pd.DataFrame]:
     """Per-side summary (headline = trial 0, the figure's run; spread over all trials) and the speed-up table."""
-    settings = check_settings(settings)
+    if len(records) != len(traces) or not records:
+        raise SettingsError(f"summarise needs one trace per run record, got {len(records)} runs and {len(traces)} traces")
     order = np.argsort([r["trial"] for r in records])
     records = [records[i] for i in order]
     traces = [traces[i] for i in order]
     sides = {r["side"] for r in records}
     if len(sides) != 1:
-        raise ValueError(f"summarise one side at a time, got runs of sides {sorted(sides)}")
+        raise SettingsError(f"summarise one side at a time, got runs of sides {sorted(sides)}")
     side = sides.pop()
     samples = settings["speedup_samples"]
     is_main = side == settings["main_side"]
@@ -499,7 +378,7 @@ def summarise(settings: dict, records: list[dict], traces: list[pd.DataFrame]) -
         "loadavg": {"setup": head["setup_loadavg"],
                     "systematic": [sys_run["loadavg_before"], sys_run["loadavg_after"]],
                     "dogs": [dogs_run["loadavg_before"], dogs_run["loadavg_after"]]},
-        "budget_seconds": settings["budget_seconds"],
+        "budget_seconds": float(settings["budget_seconds"]),
         "paper": {
             "setup_seconds": PAPER["setup_seconds"],
             "seconds_per_step": PAPER["seconds_per_step"],
@@ -508,9 +387,9 @@ def summarise(settings: dict, records: list[dict], traces: list[pd.DataFrame]) -
             "machine": "2015 MacBook Pro",
         },
         "targets": {
-            "setup_seconds": settings["target_setup_seconds"],
-            "seconds_per_step_systematic": settings["target_step_seconds"],
-            "seconds_per_sample_point_systematic": settings["target_point_seconds"],
+            "setup_seconds": float(settings["target_setup_seconds"]),
+            "seconds_per_step_systematic": float(settings["target_step_seconds"]),
+            "seconds_per_sample_point_systematic": float(settings["target_point_seconds"]),
             "note": "engineering targets for the 1000 x 1000 run; not asserted in tests",
             "met": {
                 "setup_seconds": head["setup_seconds"] <= settings["target_setup_seconds"],
@@ -536,7 +415,27 @@ def summarise(settings: dict, records: list[dict], traces: list[pd.DataFrame]) -
     return summary, speedup
 
 
-# --------------------------------------------------------------------------- step: claims
+@EXPERIMENT.step("summarise")
+def summarise(ctx):
+    side = ctx.wildcard("side")
+    check_side_and_trial(ctx.settings, side)
+    run_paths, trace_paths = ctx.inputs("runs"), ctx.inputs("traces")
+    if len(run_paths) != len(trace_paths):
+        raise SettingsError(f"inputs runs ({len(run_paths)} files) and traces ({len(trace_paths)}) must pair up")
+    records = [read_json(path) for path in run_paths]
+    other = [r["side"] for r in records if r["side"] != side]
+    if other:
+        raise SettingsError(f"summarising the side-{side} grid but a run is of side {other[0]}")
+    summary, speedup = summarise_trials(ctx.settings, records, [pd.read_csv(path) for path in trace_paths])
+    write_json(ctx.output("summary"), summary)
+    write_csv(speedup, ctx.output("speedup"))
+    for name in ("summary", "speedup"):
+        write_meta(ctx.output(name), settings=ctx.settings, seed=ctx.seed, elapsed_seconds=ctx.elapsed())
+    ctx.log.info("wrote %s: setup %.3f s, DoGS length %d, speed-up %s", ctx.output("summary"),
+                 summary["setup_seconds"], summary["dogs_length"], summary["speedup"])
+
+
+# --------------------------------------------------------------------------- claims
 def _fmt_seconds(seconds: float) -> str:
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
         if seconds >= scale or unit == "ns":
@@ -615,101 +514,53 @@ def build_claims(main: dict, small: dict) -> dict:
     return claims
 
 
-# --------------------------------------------------------------------------- command line
-def _read_trace(path) -> pd.DataFrame:
-    return pd.read_csv(path)
+@EXPERIMENT.step("summarise-claims")
+def summarise_claims(ctx):
+    main, small = read_json(ctx.input("main")), read_json(ctx.input("small"))
+    for role, summary, key in (("main", main, "main_side"), ("small", small, "small_side")):
+        if summary["side"] != ctx.settings[key]:
+            raise SettingsError(f"input {role} is the summary of the side-{summary['side']} grid, "
+                                f"not of timing.{key} = {ctx.settings[key]}")
+    ctx.write_claims(build_claims(main, small))
+    write_meta(ctx.output("claims"), settings=ctx.settings, seed=ctx.seed, elapsed_seconds=ctx.elapsed())
 
 
-def main(argv=None) -> None:
-    import argparse
+# --------------------------------------------------------------------------- plots
+def _plot(ctx, *, role_key: str, trials: bool) -> None:
+    """Read the side's summary and speed-up table and the trials' traces; write one figure."""
+    from dogs.plotting.style import save_figure
+    from dogs.plotting.timing import plot_main, plot_trials
 
-    parser = argparse.ArgumentParser(prog="python -m dogs.experiments.timing", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="step", required=True)
-    common = base_parser(__doc__.splitlines()[0])  # --settings JSON and --seed on every step
-    run_p, sum_p, claims_p, plot_p = (sub.add_parser(name, parents=[common], conflict_handler="resolve")
-                                      for name in ("run", "summarise", "claims", "plot"))
-    run_p.add_argument("--side", type=int, required=True)
-    run_p.add_argument("--trial", type=int, required=True)
-    run_p.add_argument("--run", required=True, help="run record (JSON)")
-    run_p.add_argument("--trace", required=True, help="running estimates at checkpoints (tidy CSV)")
-    run_p.add_argument("--max-points", type=int, default=None, help="stop each scan after this many points (tests)")
-    sum_p.add_argument("--side", type=int, required=True)
-    sum_p.add_argument("--runs", nargs="+", required=True)
-    sum_p.add_argument("--traces", nargs="+", required=True)
-    sum_p.add_argument("--summary", required=True)
-    sum_p.add_argument("--speedup", required=True)
-    claims_p.add_argument("--main-summary", required=True)
-    claims_p.add_argument("--small-summary", required=True)
-    claims_p.add_argument("--claims", required=True)
-    claims_p.add_argument("--smoke", action="store_true")
-    plot_p.add_argument("--kind", choices=("main", "trials", "small"), required=True)
-    plot_p.add_argument("--summary", required=True)
-    plot_p.add_argument("--speedup", required=True)
-    plot_p.add_argument("--traces", nargs="+", required=True)
-    plot_p.add_argument("--out", required=True)
-    args = parser.parse_args(argv)
-    settings, seed = args.settings, args.seed
-    if seed < 0:
-        parser.error(f"--seed must be non-negative, got {seed}")
-    try:
-        settings = check_settings(settings)
-        if args.step in ("run", "summarise"):
-            _check_side(args.side, settings)
-        if args.step == "run" and args.trial < 0:
-            raise ValueError(f"--trial must be >= 0, got {args.trial}")
-        if args.step == "run" and args.max_points is not None and args.max_points < 1:
-            raise ValueError(f"--max-points must be >= 1, got {args.max_points}")
-    except ValueError as exc:
-        parser.error(str(exc))
-    started = time.perf_counter()
-
-    if args.step == "run":
-        record, trace = run_trial(settings, seed, args.side, args.trial, max_points=args.max_points)
-        record["seed"] = seed_record(seed, "timing", args.side, args.trial)
-        write_csv(trace, args.trace)
-        write_json(args.run, record)
-        meta = {"settings": settings, "seed": record["seed"], "elapsed_seconds": time.perf_counter() - started}
-        write_meta(args.trace, **meta)
-        write_meta(args.run, **meta)
-        log(f"wrote {args.run} and {args.trace}")
-    elif args.step == "summarise":
-        if len(args.runs) != len(args.traces):
-            parser.error("--runs and --traces must pair up")
-        records = [read_json(p) for p in args.runs]
-        bad = [r["side"] for r in records if r["side"] != args.side]
-        if bad:
-            parser.error(f"--side {args.side} but a run is of side {bad[0]}")
-        summary, speedup = summarise(settings, records, [_read_trace(p) for p in args.traces])
-        write_json(args.summary, summary)
-        write_csv(speedup, args.speedup)
-        meta = {"settings": settings, "seed": seed, "elapsed_seconds": time.perf_counter() - started}
-        write_meta(args.summary, **meta)
-        write_meta(args.speedup, **meta)
-        log(f"wrote {args.summary}: setup {summary['setup_seconds']:.3f} s, DoGS length {summary['dogs_length']}, "
-            f"speed-up {summary['speedup']}")
-    elif args.step == "claims":
-        from dogs.claims import write_claims
-
-        claims = build_claims(read_json(args.main_summary), read_json(args.small_summary))
-        write_claims(args.claims, "timing", claims, smoke=args.smoke)
-        write_meta(args.claims, settings=settings, seed=seed, elapsed_seconds=time.perf_counter() - started)
-        for key, value in claims.items():
-            log(f"{key}: {value['verdict']} -- {value['ours']}")
+    summary = read_json(ctx.input("summary"))
+    if summary["side"] != ctx.settings[role_key]:
+        raise SettingsError(f"step {ctx.step} plots the timing.{role_key} = {ctx.settings[role_key]} grid, "
+                            f"but input summary is of side {summary['side']}")
+    speedup = pd.read_csv(ctx.input("speedup"))
+    if trials:
+        figure = plot_trials(summary, [pd.read_csv(path) for path in ctx.inputs("traces")], speedup)
     else:
-        from dogs.plotting.timing import plot_main, plot_trials
+        figure = plot_main(summary, pd.read_csv(ctx.input("trace")), speedup)
+    save_figure(figure, ctx.output("figure"))
+    ctx.log.info("wrote %s", ctx.output("figure"))
 
-        summary = read_json(args.summary)
-        speedup = pd.read_csv(args.speedup)
-        traces = [_read_trace(p) for p in args.traces]
-        if args.kind == "trials":
-            fig = plot_trials(summary, traces, speedup)
-        else:
-            fig = plot_main(summary, traces[0], speedup)
-        from dogs.plotting.style import save_figure
 
-        save_figure(fig, args.out)
-        log(f"wrote {args.out}")
+@EXPERIMENT.step("plot-fig2")
+def plot_fig2(ctx):
+    """Fig. 2: the main grid, trial 0."""
+    _plot(ctx, role_key="main_side", trials=False)
+
+
+@EXPERIMENT.step("plot-fig10")
+def plot_fig10(ctx):
+    """Fig. 10: the main grid, the further trials."""
+    _plot(ctx, role_key="main_side", trials=True)
+
+
+@EXPERIMENT.step("plot-fig11")
+def plot_fig11(ctx):
+    """Fig. 11: the small grid."""
+    _plot(ctx, role_key="small_side", trials=False)
 
 
 if __name__ == "__main__":
-    main()
+    EXPERIMENT.run()
