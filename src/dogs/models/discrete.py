@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dogs.models.binary import neighbour_lists
+from dogs.models.graph import check_edges, neighbour_lists
 
 __all__ = ["DiscretePairwiseMRF"]
 
@@ -68,15 +68,10 @@ class DiscretePairwiseMRF:
         edges = np.asarray(self.edges, dtype=np.int64).reshape(-1, 2)
         if len(self.tables) != len(edges):
             raise ValueError(f"tables must have one entry per edge ({len(edges)}), got {len(self.tables)}")
-        tables = []
-        for e, ((i, j), t) in enumerate(zip(edges, self.tables)):
-            t = np.asarray(t, dtype=np.float64)
-            if i == j or min(i, j) < 0 or max(i, j) >= p:
-                raise ValueError(f"edge {e} = ({i}, {j}) is a self-loop or out of range")
-            if i > j:
-                t = t.T
-            tables.append(t)
-        edges = np.sort(edges, axis=1)
+        flipped = edges[:, 0] > edges[:, 1]  # rows given as (j, i): their tables are transposed
+        edges = check_edges(edges, p)
+        tables = [np.asarray(t, dtype=np.float64) for t in self.tables]
+        tables = [t.T if flip else t for t, flip in zip(tables, flipped)]
         for e, ((i, j), t) in enumerate(zip(edges, tables)):
             if t.shape != (card[i], card[j]):
                 raise ValueError(f"tables[{e}] must have shape ({card[i]}, {card[j]}), got {t.shape}")
