@@ -158,7 +158,8 @@ def model_structure(model) -> ModelStructure:
     raise TypeError(f"model must be a BinaryPairwiseMRF or a DiscretePairwiseMRF, got {type(model).__name__}")
 
 
-def _check_positive_int(name: str, value) -> int:
+def check_positive_int(name: str, value) -> int:
+    """``value`` as an ``int`` if it is an integer ``>= 1`` (bools refused); shared by the exact engines."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if value < 1:
@@ -214,7 +215,7 @@ def brute_force(model, max_vars: int = 20) -> ExactMarginals:
     ValueError
         If the model has more than ``max_vars`` variables or ``2**max_vars`` states.
     """
-    max_vars = _check_positive_int("max_vars", max_vars)
+    max_vars = check_positive_int("max_vars", max_vars)
     card = [int(k) for k in model_structure(model).cardinalities]
     n_states = math.prod(card)
     if len(card) > max_vars or n_states > 2**max_vars:
