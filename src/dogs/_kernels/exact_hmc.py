@@ -1,0 +1,121 @@
+r"""numba kernel for exact HMC on binary pairwise MRFs with the Gaussian augmentation (one chain per call).
+
+The sampler (derived in :mod:`dogs.samplers.exact_hmc`) moves ``y in R^d`` with ``s = sign(y)`` under
+``H = |y|^2 / 2 + |v|^2 / 2 - log p(sign y)``. Inside an orthant every coordinate oscillates
+independently with period ``2 pi``, so a coordinate sits on the wall ``y_j = 0`` exactly every ``pi``
+and hits it with speed equal to its amplitude ``A_j = sqrt(y_j^2 + v_j^2)``. At a hit of ``j`` the
+kernel evaluates ``Delta_j = log p(s^{(j)}) - log p(s) = -2 s_j f_j`` (one density evaluation) and
+
+- crosses if ``A_j^2 + 2 Delta_j > 0``: ``s_j <- -s_j``, ``A_j^2 <- A_j^2 + 2 Delta_j``;
+- reflects otherwise (``s_j`` and ``A_j`` unchanged).
+
+The kernel stores ``A_j^2`` (no square root per hit).
+
+Per trajectory of duration ``T`` (``travel_time``):
+
+1. velocities ``v ~ N(0, I)`` by Box-Muller on pairs of uniforms ``(u1, u2)``:
+   ``r = sqrt(-2 log1p(-u1))``, ``v_{2k} = r cos(2 pi u2)``, ``v_{2k+1} = r sin(2 pi u2)`` (for odd ``d``
+   the last sine is dropped); these are the only uniforms a trajectory draws;
+2. for each ``j``, in the frame of its side (``w_j = s_j y_j = |y_j|``, outward velocity
+   ``u_j = s_j v_j``): ``A_j^2 = y_j^2 + u_j^2`` and the first hit time ``t_j in (0, pi)``, the zero of
+   ``|y_j| cos t + u_j sin t``, which satisfies ``cot t_j = -u_j / |y_j|``. No trigonometric function
+   is evaluated per coordinate: ``key_j = u_j / |y_j| = -cot t_j`` increases with ``t_j``;
+3. hits happen at ``t_j + k pi``; since every ``t_j < pi``, one ``argsort`` of the keys gives the order
+   of all hits. With ``F = floor(T / pi)`` and ``R = T - F pi in [0, pi)``, rounds ``k < F`` hit every
+   coordinate in that order and round ``F`` hits those with ``t_j < R``, i.e. ``key_j < -cot R``
+   (none when ``R = 0``): a hit exactly at ``T`` does not happen;
+4. the new magnitude is ``A_j^final |sin(T - t_j)|`` (after a hit at ``tau`` the coordinate follows
+   ``s_j A_j sin(t - tau)``, and ``|sin|`` has period ``pi``), computed as
+   ``sqrt(A_final^2 / A_start^2) * | |y_j| cos T + u_j sin T |`` (the free motion rescaled by the
+   amplitude changes of the crossings), with the sign ``s_j``.
+
+The spins array carries the sign of ``y``; the position array is only read for its magnitudes
+(``|y_j|``), so a magnitude that rounds to zero cannot lose a sign.
+
+``s`` is recorded after each trajectory. The initial magnitudes ``|y|``, when drawn, are half-normal:
+``|z|`` for the Box-Muller draws of step 1, taken from the stream before the first trajectory.
+
+Private: arrays and scalars only; the public wrapper is :func:`dogs.samplers.exact_hmc.exact_hmc`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from dogs._kernels.metropolis import flip_delta
+from dogs._kernels.rng import uniform_from_bits, xoshiro_next
+
+__all__ = ["normal_draws", "exact_hmc_chain"]
+
+_TWO_PI = 2.0 * math.pi
+
+
+@njit(cache=True)
+def normal_draws(out, rng_state):
+    """Fill ``out`` with standard normals by Box-Muller (pairs of uniforms; odd tail drops the sine)."""
+    s0, s1, s2, s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
+    n = out.size
+    for k in range(0, n, 2):
+        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+        radius = math.sqrt(-2.0 * math.log1p(-uniform_from_bits(bits)))
+        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+        angle = _TWO_PI * uniform_from_bits(bits)
+        out[k] = radius * math.cos(angle)
+        if k + 1 < n:
+            out[k + 1] = radius * math.sin(angle)
+    rng_state[0], rng_state[1], rng_state[2], rng_state[3] = s0, s1, s2, s3
+
+
+@njit(cache=True)
+def exact_hmc_chain(indptr, neighbors, coupling, h, spins, position, rng_state, n_samples, travel_time, samples):
+    """``n_samples`` trajectories of duration ``travel_time``; ``samples[n]`` = signs after trajectory ``n + 1``.
+
+    ``spins`` (d,) int8 carries the signs; ``position`` (d,) float64 is read for its magnitudes only
+    and overwritten with the signed positions at the end of the last trajectory; both and
+    ``rng_state`` (4,) uint64 are advanced in place. Returns the number of wall hits (each one density
+    evaluation).
+    """
+    d = spins.size
+    velocity = np.empty(d, dtype=np.float64)
+    outward = np.empty(d, dtype=np.float64)  # u_j = s_j v_j at the start of the trajectory
+    start_energy = np.empty(d, dtype=np.float64)  # A_j^2 at the start
+    energy = np.empty(d, dtype=np.float64)  # current A_j^2
+    key = np.empty(d, dtype=np.float64)  # u_j / |y_j| = -cot(t_j), increasing in the first hit time t_j
+    full_rounds = np.int64(math.floor(travel_time / math.pi))
+    remainder = travel_time - full_rounds * math.pi
+    if remainder < 0.0:  # T / pi rounded up to an integer
+        full_rounds -= 1
+        remainder += math.pi
+    threshold = -math.cos(remainder) / math.sin(remainder) if remainder > 0.0 else -math.inf
+    sin_t, cos_t = math.sin(travel_time), math.cos(travel_time)
+    hits = 0
+    for n in range(n_samples):
+        normal_draws(velocity, rng_state)
+        for j in range(d):
+            magnitude = abs(position[j])
+            outward[j] = spins[j] * velocity[j]
+            start_energy[j] = magnitude * magnitude + outward[j] * outward[j]
+            energy[j] = start_energy[j]
+            key[j] = outward[j] / magnitude
+        order = np.argsort(key)
+        for r in range(full_rounds + 1):
+            partial = r == full_rounds  # in the last round only the coordinates with t_j < remainder hit
+            for k in range(d):
+                j = order[k]
+                if partial and not key[j] < threshold:
+                    break
+                delta = flip_delta(indptr, neighbors, coupling, h, spins, j)
+                hits += 1
+                crossing = energy[j] + 2.0 * delta
+                if crossing > 0.0:
+                    spins[j] = -spins[j]
+                    energy[j] = crossing
+        for j in range(d):
+            free = abs(abs(position[j]) * cos_t + outward[j] * sin_t)
+            scale = math.sqrt(energy[j] / start_energy[j]) if start_energy[j] > 0.0 else 0.0
+            position[j] = spins[j] * scale * free
+        samples[n, :] = spins
+    return hits
