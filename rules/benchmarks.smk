@@ -45,10 +45,35 @@ rule benchmark_dogs:
         " --length {params.length} --seed {params.seed} > {log} 2>&1"
 
 
+rule benchmark_binary_samplers:
+    threads: workflow.cores
+    output:
+        result("benchmarks/binary_samplers.json"),
+    params:
+        python=PYTHON,
+        hmc_samples=config["benchmarks"]["binary_hmc_samples"],
+        bm_size=config["benchmarks"]["binary_bm_size"],
+        repeats=config["benchmarks"]["repeats"],
+        settings=config["benchmarks"]["heatmap_settings"],
+        runs=config["benchmarks"]["heatmap_runs"],
+        seed=config["root_seed"],
+    log:
+        result("logs/benchmarks/binary_samplers.log"),
+    benchmark:
+        result("benchmarks/snakemake/benchmark_binary_samplers.tsv")
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.benchmarks.binary_samplers --out {output} --hmc-samples {params.hmc_samples}"
+        " --bm-size {params.bm_size} --repeats {params.repeats} --heatmap-settings {params.settings}"
+        " --heatmap-runs {params.runs} --seed {params.seed} > {log} 2>&1"
+
+
 rule summarise_benchmarks:
     input:
         gibbs=result("benchmarks/gibbs.json"),
         dogs=result("benchmarks/dogs.json"),
+        binary=result("benchmarks/binary_samplers.json"),
     output:
         md=result("benchmarks/summary.md"),
         claims=result("claims/benchmarks.json"),
@@ -60,7 +85,7 @@ rule summarise_benchmarks:
     conda:
         CONDA_ENV
     shell:
-        "{params.python} -m dogs.benchmarks.summary --gibbs {input.gibbs} --dogs {input.dogs}"
+        "{params.python} -m dogs.benchmarks.summary --gibbs {input.gibbs} --dogs {input.dogs} --binary {input.binary}"
         " --md {output.md} --claims {output.claims} {params.smoke} > {log} 2>&1"
 
 

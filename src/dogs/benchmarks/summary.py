@@ -1,13 +1,14 @@
 """Summarise the core-library benchmarks beside the paper's figures, and write their claims.
 
-Reads the JSON of :mod:`dogs.benchmarks.gibbs` and :mod:`dogs.benchmarks.dogs` and writes a
-readable ``summary.md`` plus ``claims/benchmarks.json`` for the paper-vs-ours table. The
+Reads the JSON of :mod:`dogs.benchmarks.gibbs`, :mod:`dogs.benchmarks.dogs` and
+:mod:`dogs.benchmarks.binary_samplers` and writes a readable ``summary.md`` plus ``claims/benchmarks.json`` for the paper-vs-ours table. The
 paper's figures (DoGS §5.2 and its footnote 1: 12.65 µs per Gibbs step, 15 s of DoGS setup on
 10^6 variables, a DoGS scan of length 16) appear here only as the paper's side.
 
 Usage::
 
-    python -m dogs.benchmarks.summary --gibbs gibbs.json --dogs dogs.json --md summary.md --claims claims.json [--smoke]
+    python -m dogs.benchmarks.summary --gibbs gibbs.json --dogs dogs.json --binary binary_samplers.json \\
+        --md summary.md --claims claims.json [--smoke]
 """
 
 from __future__ import annotations
@@ -103,17 +104,51 @@ def summary_markdown(gibbs: dict, dogs: dict, smoke: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def binary_samplers_markdown(binary: dict) -> str:
+    """The cost of the annular-augmentation paper's samplers at its equal-cost budget (no paper figures exist)."""
+    lines = [
+        "## Binary samplers of the annular-augmentation paper (cost per single-flip density evaluation)",
+        "",
+        "One chain per run, at the equal-cost budget of "
+        f"{binary['settings']['hmc_samples']} exact-HMC samples (AA §3); best of {binary['settings']['repeats']} runs. "
+        "An evaluation is one single-flip log-density difference actually computed (`Work.density_evaluations`); "
+        "CMH + LBP in its discrete-event form skips the proposals it would hold, so it computes fewer.",
+        "",
+    ]
+    for model in binary["models"].values():
+        budget = model["budget"]
+        lines += [
+            f"**{model['description']}**: budget F = {budget['density_evaluations']:,.0f} (authors' units); "
+            f"loopy BP (100 sweeps) {model['lbp']['best_s_100_sweeps'] * 1e3:.2f} ms.",
+            "",
+            "| sampler | run: ms | evaluations | ns per evaluation | µs per unit |",
+            "|---|---|---|---|---|",
+        ]
+        for name, row in model["samplers"].items():
+            lines.append(f"| {name} | {row['best_s'] * 1e3:.2f} | {row['density_evaluations']:,} | "
+                         f"{row['best_ns_per_density_evaluation']:.1f} | {row['best_us_per_unit']:.2f} per {row['unit']} |")
+        many = model["parallel_aag_rb"]
+        lines += ["", f"AAG + RB with {many['chains']} chains on {many['threads']} threads: "
+                      f"{many['speedup_over_one_chain']:.2f}x the throughput of one chain.", ""]
+    proj = binary["heatmap_projection"]
+    lines.append(f"Projected 9x9 heatmap experiment ({proj['settings']} settings x {proj['runs']} runs x "
+                 f"{proj['samplers']} samplers, sampling and LBP only): {proj['one_core_s'] / 60:.1f} min on one core, "
+                 f"{proj['all_cores_s'] / 60:.1f} min on {proj['cores']}.")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gibbs", required=True)
     parser.add_argument("--dogs", required=True)
+    parser.add_argument("--binary", required=True, help="JSON of dogs.benchmarks.binary_samplers")
     parser.add_argument("--md", required=True)
     parser.add_argument("--claims", required=True)
     parser.add_argument("--smoke", action="store_true")
     args = parser.parse_args(argv)
     gibbs, dogs = read_json(args.gibbs), read_json(args.dogs)
     claims = build_claims(gibbs, dogs)
-    text = summary_markdown(gibbs, dogs, args.smoke)
+    text = summary_markdown(gibbs, dogs, args.smoke) + "\n" + binary_samplers_markdown(read_json(args.binary))
     write_claims(args.claims, "benchmarks", claims, smoke=args.smoke)
     with atomic_path(args.md) as tmp:
         tmp.write_text(text)
