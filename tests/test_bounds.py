@@ -8,7 +8,6 @@ full joint state space, and the bounds are compared with ``exact_influence``.
 from __future__ import annotations
 
 import itertools
-import time
 from decimal import Decimal, getcontext
 
 import numpy as np
@@ -274,17 +273,14 @@ def test_theorem11_is_numerically_safe_for_extreme_parameters():
             assert bound[0, j] == pytest.approx(expected, rel=1e-9, abs=1e-15), (t01, t02, h0, j)
 
 
-def test_theorem11_1000_by_1000_grid_is_fast():
-    """DoGS setup budget: the bound on a 10^6-variable grid takes well under 0.2 s (checked loosely here)."""
+def test_theorem11_on_a_1000_by_1000_grid():
+    """The paper's 10^6-variable scale (DoGS §5.2): one stored entry per directed edge. Its speed is
+    measured by the benchmarks (``dogs.benchmarks.dogs``), not asserted here."""
     rng = np.random.default_rng(0)
     model = grid_model(1000, 1000, rng.uniform(-0.5, 0.5, 1_998_000), field=rng.normal(0.0, 1.0, 1_000_000))
-    timings = []
-    for _ in range(3):
-        start = time.perf_counter()
-        bound = influence_binary_pairwise(model)
-        timings.append(time.perf_counter() - start)
+    bound = influence_binary_pairwise(model)
     assert bound.shape == (10**6, 10**6) and bound.nnz == 3_996_000
-    assert min(timings) < 0.5, timings
+    assert np.all(bound.data >= 0) and np.all(bound.data <= np.tanh(0.5) + 1e-12)
 
 
 # --------------------------------------------------------------------------- Theorem 10

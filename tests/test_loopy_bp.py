@@ -8,7 +8,6 @@ multiplies incoming messages in log space (a different formulation from the kern
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -297,15 +296,3 @@ def test_positional_options_are_rejected():
     with pytest.raises(TypeError):
         loopy_belief_propagation(chain_model(), 1e-4)
 
-
-def test_speed_9x9_torus():
-    """The paper's 9x9 torus (W = 0.4, c = 0.2 fields): well under 10 ms per run once compiled."""
-    rng = np.random.default_rng(0)
-    model = grid_model(9, 9, 0.4, 0.2 * rng.uniform(-1, 1, 81), torus=True)
-    loopy_belief_propagation(model)  # compile / load the cache
-    timings = []
-    for _ in range(20):
-        start = time.perf_counter()
-        loopy_belief_propagation(model, max_iterations=100, tolerance=1e-300)  # all 100 sweeps
-        timings.append(time.perf_counter() - start)
-    assert min(timings) < 10e-3
