@@ -140,7 +140,7 @@ class StepContext:
 
         write_claims(self.output("claims"), self.family, claims, smoke=self.smoke)
         for key, value in claims.items():
-            self.log.info("%s: %s: %s", key, value["verdict"], value["ours"])
+            self.log.info("%s: %s", key, value["ours"])
 
 
 Step = Callable[[StepContext], None]

@@ -11,25 +11,44 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dogs.claims import load_measured, load_paper_claims
+from dogs.claims import VERDICTS, ClaimsError, describe, load_measured, load_paper_claims, verdict
 from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import atomic_path, write_csv
 
-COLUMNS = ["id", "paper", "where", "claim", "paper_value", "ours", "verdict"]
+COLUMNS = ["id", "paper", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict"]
+
+
+def row_verdict(row: dict, got: dict | None) -> str:
+    """The verdict of one row: the criterion applied to the measured value, or "not yet run"."""
+    if got is None:
+        return "not yet run"
+    if "criterion" in row:
+        if "value" not in got:
+            raise ClaimsError(f"claim {row['id']!r} has a criterion in paper_claims.yaml, so its experiment must "
+                              "report a measured value (dogs.claims.measured), not a verdict")
+        try:
+            return verdict(row["criterion"], got["value"])
+        except ClaimsError as exc:
+            raise ClaimsError(f"claim {row['id']!r}: {exc}") from None
+    if "verdict" not in got:
+        raise ClaimsError(f"claim {row['id']!r} reports a measured value but paper_claims.yaml gives it no criterion")
+    return got["verdict"]
 
 
 def build_table(paper_rows: list[dict], measured: dict, smoke: bool) -> pd.DataFrame:
     unknown = sorted(set(measured) - {row["id"] for row in paper_rows})
     if unknown:
-        raise ValueError(f"measured claims with no row in paper_claims.yaml: {', '.join(unknown)}")
+        raise ClaimsError(f"measured claims with no row in paper_claims.yaml: {', '.join(unknown)}")
     records = []
     for row in paper_rows:
         got = measured.get(row["id"])
         records.append(
             {
                 **{k: str(row[k]).strip() for k in COLUMNS[:5]},
+                "quantity": str(row.get("quantity", "")).strip(),
+                "criterion": describe(row["criterion"]) if "criterion" in row else "",
                 "ours": got["ours"] if got else "",
-                "verdict": got["verdict"] if got else "not yet run",
+                "verdict": row_verdict(row, got),
             }
         )
     table = pd.DataFrame.from_records(records, columns=COLUMNS)
@@ -51,13 +70,14 @@ def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
         "",
     ]
     counts = table["verdict"].value_counts()
-    lines.append("Summary: " + ", ".join(f"{v}: {counts.get(v, 0)}" for v in ["reproduced", "partly", "not reproduced", "not yet run"]))
+    lines.append("Summary: " + ", ".join(f"{v}: {counts.get(v, 0)}" for v in VERDICTS))
     lines.append("")
-    header = ["paper", "where", "claim", "paper", "ours", "verdict"]
+    header = ["paper", "where", "claim", "paper", "compared", "ours", "verdict"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for _, r in table.iterrows():
-        cells = [r["paper"], r["where"], r["claim"], r["paper_value"], r["ours"] or "—", r["verdict"]]
+        compared = "; ".join(x for x in (r["quantity"], r["criterion"]) if x) or "—"
+        cells = [r["paper"], r["where"], r["claim"], r["paper_value"], compared, r["ours"] or "—", r["verdict"]]
         lines.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -1,0 +1,176 @@
+"""Claims as data: every criterion in config/paper_claims.yaml can fail, and the table applies it."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from dogs.claims import ClaimsError, check_criterion, describe, load_paper_claims, measured, verdict, write_claims
+from dogs.experiments.paper_vs_ours import build_table, row_verdict
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER_CLAIMS = ROOT / "config" / "paper_claims.yaml"
+OPS = ("at_least", "at_most", "greater_than", "less_than", "between", "equals")
+
+
+def _violating(condition: dict) -> float:
+    """A number that breaks ``condition``."""
+    if "at_least" in condition:
+        return condition["at_least"] - max(1e-6, abs(condition["at_least"]) * 1e-3)
+    if "greater_than" in condition:
+        return condition["greater_than"]
+    if "at_most" in condition:
+        return condition["at_most"] + max(1e-6, abs(condition["at_most"]) * 1e-3)
+    if "less_than" in condition:
+        return condition["less_than"]
+    if "between" in condition:
+        lo, hi = condition["between"]
+        return hi + max(1e-6, abs(hi) * 1e-3, hi - lo)
+    return condition["equals"] + condition.get("tolerance", 0.0) + max(1e-6, abs(condition["equals"]) * 1e-3)
+
+
+def _satisfying(condition: dict) -> float:
+    for op in ("at_least", "at_most"):
+        if op in condition:
+            return condition[op]
+    if "greater_than" in condition:
+        return condition["greater_than"] + max(1e-6, abs(condition["greater_than"]) * 1e-3)
+    if "less_than" in condition:
+        return condition["less_than"] - max(1e-6, abs(condition["less_than"]) * 1e-3)
+    if "between" in condition:
+        return sum(condition["between"]) / 2
+    return condition["equals"]
+
+
+def _value(conditions: list[dict], override: tuple[int, float] | None = None, base=None):
+    """A measured value that satisfies ``conditions`` (with condition ``override[0]`` set to ``override[1]``)."""
+    named = any("quantity" in c for c in conditions)
+    value = dict(base or {}) if named else None
+    for k, condition in enumerate(conditions):
+        x = override[1] if override and override[0] == k else _satisfying(condition)
+        if named:
+            value[condition["quantity"]] = x
+        else:
+            value = x
+    return value
+
+
+def _criteria():
+    return [(row["id"], row["criterion"]) for row in load_paper_claims(PAPER_CLAIMS)
+            if "criterion" in row and row["criterion"] != "information"]
+
+
+def test_the_paper_claims_file_is_well_formed():
+    rows = load_paper_claims(PAPER_CLAIMS)
+    assert len({r["id"] for r in rows}) == len(rows)
+
+
+@pytest.mark.parametrize("claim_id, criterion", _criteria(), ids=[c[0] for c in _criteria()] or None)
+def test_every_criterion_can_fail_and_can_pass(claim_id, criterion):
+    check_can_fail_and_pass(claim_id, criterion)
+
+
+@pytest.mark.parametrize("criterion", [
+    {"reproduced": [{"at_least": 100}], "partly": [{"at_least": 10}]},
+    {"reproduced": [{"quantity": "r", "at_least": 2}, {"quantity": "s", "between": [0.9, 1.1]}],
+     "partly": [{"quantity": "r", "at_least": 1}]},
+    {"reproduced": [{"equals": 16, "tolerance": 0}], "partly": [{"between": [8, 32]}]},
+    {"reproduced": [{"less_than": 1.0}]},
+])
+def test_the_generic_check_on_examples(criterion):
+    check_can_fail_and_pass("example", criterion)
+
+
+def test_the_generic_check_catches_a_partly_looser_than_nothing():
+    # "partly" demands something "reproduced" does not: a reproduced result could fail partly.
+    with pytest.raises(AssertionError):
+        check_can_fail_and_pass("bad", {"reproduced": [{"quantity": "r", "at_least": 2}],
+                                        "partly": [{"quantity": "s", "at_least": 1}]})
+
+
+def check_can_fail_and_pass(claim_id, criterion):
+    """Values satisfying every condition pass; breaking any one condition loses the verdict it guards."""
+    reproduced = criterion["reproduced"]
+    partly = criterion.get("partly") or []
+    # Quantities named only in "partly" need values too; take them from partly's satisfying values.
+    base = _value(partly) if partly and any("quantity" in c for c in partly) else None
+    assert verdict(criterion, _value(reproduced, base=base)) == "reproduced", claim_id
+    for k, condition in enumerate(reproduced):
+        broken = _value(reproduced, (k, _violating(condition)), base=base)
+        assert verdict(criterion, broken) != "reproduced", (claim_id, condition)
+    # Breaking any "partly" condition must give "not reproduced" (so "reproduced" implies "partly").
+    for k, condition in enumerate(partly):
+        broken = _value(partly, (k, _violating(condition)), base=_value(reproduced) if base is not None else None)
+        assert verdict(criterion, broken) == "not reproduced", (claim_id, condition)
+
+
+@pytest.mark.parametrize("op, bound, good, bad", [
+    ("at_least", 2.0, 2.0, 1.999),
+    ("at_most", 2.0, 2.0, 2.001),
+    ("greater_than", 2.0, 2.001, 2.0),
+    ("less_than", 2.0, 1.999, 2.0),
+    ("between", [1.0, 3.0], 3.0, 3.001),
+])
+def test_each_comparison(op, bound, good, bad):
+    criterion = {"reproduced": [{op: bound}]}
+    assert verdict(criterion, good) == "reproduced"
+    assert verdict(criterion, bad) == "not reproduced"
+
+
+def test_equals_with_tolerance_and_booleans():
+    assert verdict({"reproduced": [{"equals": 16, "tolerance": 0}]}, 16) == "reproduced"
+    assert verdict({"reproduced": [{"equals": 16, "tolerance": 0}]}, 32) == "not reproduced"
+    assert verdict({"reproduced": [{"equals": 1}]}, True) == "reproduced"
+    assert verdict({"reproduced": [{"equals": 1}]}, False) == "not reproduced"
+    assert verdict({"reproduced": [{"equals": 0.5, "tolerance": 0.01}]}, 0.505) == "reproduced"
+
+
+def test_partly_and_named_quantities():
+    criterion = {"reproduced": [{"quantity": "ratio", "at_least": 100}, {"quantity": "share", "at_least": 0.9}],
+                 "partly": [{"quantity": "ratio", "at_least": 10}]}
+    assert verdict(criterion, {"ratio": 150, "share": 0.95}) == "reproduced"
+    assert verdict(criterion, {"ratio": 150, "share": 0.5}) == "partly"
+    assert verdict(criterion, {"ratio": 5, "share": 0.95}) == "not reproduced"
+    with pytest.raises(ClaimsError, match="no quantity 'share'"):
+        verdict(criterion, {"ratio": 150})
+    with pytest.raises(ClaimsError, match="single number"):
+        verdict(criterion, 3.0)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, None])
+def test_non_finite_or_missing_values_fail(value):
+    assert verdict({"reproduced": [{"at_most": 1e300}]}, value) == "not reproduced"
+
+
+@pytest.mark.parametrize("criterion", [
+    {}, {"partly": [{"at_least": 1}]}, {"reproduced": []}, {"reproduced": [{"at_least": "x"}]},
+    {"reproduced": [{"at_least": 1, "at_most": 2}]}, {"reproduced": [{"between": [3, 1]}]},
+    {"reproduced": [{"at_least": 1, "tolerance": 1}]}, {"reproduced": [{"at_least": 1}], "maybe": []},
+    {"reproduced": [{"at_least": math.nan}]}, "sometimes",
+])
+def test_malformed_criteria_are_refused(criterion):
+    with pytest.raises(ClaimsError):
+        check_criterion(criterion)
+
+
+def test_information_rows_and_the_table(tmp_path):
+    rows = [
+        {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
+         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}], "partly": [{"at_most": 2.0}]}},
+        {"id": "b", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
+         "quantity": "seconds", "criterion": "information"},
+        {"id": "c", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "g"},
+    ]
+    got = {"a": measured("1.5", 1.5), "b": measured("3 s", 3.0)}
+    table = build_table(rows, got, smoke=False)
+    assert list(table["verdict"]) == ["partly", "information", "not yet run"]
+    assert describe(rows[0]["criterion"]) == "reproduced if value <= 1; partly if value <= 2"
+    with pytest.raises(ClaimsError, match="no row"):
+        build_table(rows, {"z": measured("1", 1)}, smoke=False)
+    with pytest.raises(ClaimsError, match="no criterion"):
+        row_verdict(rows[2], measured("1", 1))
+    write_claims(tmp_path / "c.json", "f", got, smoke=True)
+    with pytest.raises(ClaimsError):
+        write_claims(tmp_path / "c.json", "f", {"a": {"ours": "x"}}, smoke=True)
