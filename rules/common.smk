@@ -58,6 +58,20 @@ def step_args(*keys):
     return args
 
 
+def dataset_available(name):
+    """Whether data set ``name`` is in the data directory (checksum included), without stopping the workflow.
+
+    A data experiment appends its claims file to CLAIM_FILES only when its data set is available, so
+    the paper-vs-ours table (and ``all_without_data``) can be built without the data; its rows then
+    read "not yet run".
+    """
+    try:
+        require_dataset(name, config.get("data_dir"))
+    except DatasetMissingError:
+        return False
+    return True
+
+
 def dataset(name):
     """The folder of a data set; stops the workflow at once with instructions when it is missing."""
     try:
