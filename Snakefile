@@ -4,13 +4,20 @@
 #   snakemake --cores 2 fig_he2a                          one figure group (put targets before --configfile)
 # Settings: config/config.yaml (documented), validated against config/schema.yaml.
 
+import yaml
 from snakemake.utils import validate
+
+from dogs.config import check_config_files, check_strict_types
 
 
 configfile: "config/config.yaml"
 
 
+# Every config file parsed strictly (duplicate keys refused, errors name the file), then the merged
+# config validated against the schema, then integers and finite numbers enforced (src/dogs/config.py).
+check_config_files(workflow.configfiles)
 validate(config, "config/schema.yaml")
+check_strict_types(config, yaml.safe_load(open("config/schema.yaml")))
 
 
 include: "rules/common.smk"

@@ -5,7 +5,7 @@
 
 
 rule benchmark_gibbs:
-    threads: workflow.cores
+    threads: ALL_CORES
     output:
         result("benchmarks/gibbs.json"),
     params:
@@ -26,7 +26,7 @@ rule benchmark_gibbs:
 
 
 rule benchmark_dogs:
-    threads: workflow.cores
+    threads: ALL_CORES
     output:
         result("benchmarks/dogs.json"),
     params:
@@ -46,7 +46,7 @@ rule benchmark_dogs:
 
 
 rule benchmark_binary_samplers:
-    threads: workflow.cores
+    threads: ALL_CORES
     output:
         result("benchmarks/binary_samplers.json"),
     params:

@@ -13,6 +13,10 @@ FIGURES = config["figures_dir"]
 _USES_CONDA = "CONDA" in {m.name for m in workflow.deployment_settings.deployment_method}
 PYTHON = "python" if _USES_CONDA else sys.executable
 CONDA_ENV = "../envs/environment.yaml"
+# `threads: ALL_CORES` claims every core of the run (Snakemake caps a rule's threads at --cores), so no
+# other job runs beside a timed one; unlike `workflow.cores` it lets planning commands such as
+# `snakemake --summary` or `-n` work without --cores.
+ALL_CORES = 1024
 # Every rule family appends the claims file its summarise step writes; the table rule reads them all.
 CLAIM_FILES = []
 

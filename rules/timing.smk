@@ -28,7 +28,7 @@ rule timing_compute:
         args=step_args("timing"),
     # A timed rule takes every core so that Snakemake never runs another of its jobs beside it
     # (the job itself is single-threaded); other load on the machine is recorded, not prevented.
-    threads: workflow.cores
+    threads: ALL_CORES
     log:
         result("logs/timing/L{side}/trial{trial}.log"),
     benchmark:

@@ -40,6 +40,10 @@ BAD_CONFIGS = {
     "grid side below 2": ({"benchmarks": {"gibbs_side": 1, "dogs_side": 10, "repeats": 1}}, "gibbs_side"),
     "zero repeats": ({"benchmarks": {"gibbs_side": 10, "dogs_side": 10, "repeats": 0}}, "repeats"),
     "smoke flag not a boolean": ({"smoke": "sometimes"}, "smoke"),
+    "NaN coupling": ({"loose_bounds": {"coupling": float("nan")}}, "loose_bounds.coupling"),
+    "infinite budget": ({"timing": {"budget_seconds": float("inf")}}, "budget_seconds"),
+    "integer written as a float": ({"ising10": {"n_replicates": 4.0}}, "ising10.n_replicates"),
+    "float grid side": ({"benchmarks": {"dogs_side": 100.0}}, "benchmarks.dogs_side"),
 }
 
 
@@ -50,6 +54,22 @@ def test_bad_config_stops_before_any_job(tmp_path, case):
     assert proc.returncode != 0
     assert key in text, text[-2000:]
     assert not (tmp_path / "results").exists() and not (tmp_path / "figures").exists()
+
+
+def test_duplicate_config_key_names_the_file_and_lines(tmp_path):
+    path = tmp_path / "twice.yaml"
+    path.write_text(f"results_dir: {tmp_path / 'results'}\nroot_seed: 1\nroot_seed: 2\n")
+    cmd = [sys.executable, "-m", "snakemake", "-n", "--configfile", "config/smoke.yaml", str(path)]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "duplicate key 'root_seed' at line 3 (first at line 2)" in text and str(path) in text, text[-2000:]
+
+
+def test_planning_commands_need_no_cores():
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--summary", "--configfile", "config/smoke.yaml"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
 
 
 def test_unknown_scan_name():

@@ -38,6 +38,8 @@ from typing import Callable
 
 import yaml
 
+from dogs.config import ConfigError, check_strict_types
+
 __all__ = ["Experiment", "StepContext", "SettingsError", "load_schema_slice", "validate_settings", "STEP_KINDS"]
 
 STEP_KINDS = ("compute", "summarise", "plot")
@@ -206,7 +208,12 @@ class Experiment:
                 if not schema_path.is_file():
                     raise SettingsError(f"config schema {schema_path} not found (run from the repository root or "
                                         "pass --schema)")
-                validate_settings(settings, load_schema_slice(schema_path, self.config_section), self.config_section)
+                schema = load_schema_slice(schema_path, self.config_section)
+                validate_settings(settings, schema, self.config_section)
+                try:
+                    check_strict_types(settings, schema, self.config_section)
+                except ConfigError as exc:
+                    raise SettingsError(f"config key {exc}") from None
             if self.check is not None:
                 self.check(settings)
             inputs = _pairs(args.input, "--input")
