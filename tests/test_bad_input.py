@@ -7,16 +7,18 @@ library errors by the package's own checks before any long computation.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
 from dogs.data import DatasetMissingError, require_dataset
-from dogs.io import atomic_path, write_csv
+from dogs.io import atomic_path, remove_stale_temporaries, write_csv
 from dogs.models import BinaryPairwiseMRF, grid_model
 from dogs.scans import Scan, make_scan, systematic_scan
 
@@ -132,6 +134,58 @@ def test_atomic_writer_leaves_nothing_on_failure(tmp_path):
             tmp.write_text("half a result")
             raise RuntimeError("computation failed")
     assert not target.exists() and list(target.parent.iterdir()) == []
+
+
+@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGTERM"])
+def test_a_killed_writer_leaves_no_temporary_after_the_next_write(tmp_path, signal_name):
+    target = tmp_path / "table.csv"
+    script = ("import sys, time; from dogs.io import atomic_path\n"
+              "with atomic_path(sys.argv[1]) as tmp:\n"
+              "    tmp.write_text('half'); print('ready', flush=True); time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(target)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(getattr(signal, signal_name))
+    proc.wait(timeout=30)
+    assert not target.exists()
+    write_csv(pd.DataFrame({"a": [1]}), target)  # the rerun of the rule
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]
+
+
+def test_a_running_writer_keeps_its_temporary(tmp_path):
+    target = tmp_path / "table.csv"
+    with atomic_path(target) as mine:
+        mine.write_text("in progress")
+        assert remove_stale_temporaries(target) == [] and mine.exists()
+
+
+def test_field_errors_name_field():
+    with pytest.raises(TypeError, match="field must be a real number"):
+        grid_model(3, 3, 0.1, "abc")
+    with pytest.raises(ValueError, match=r"field must be a scalar or have one value per site \(9\)"):
+        grid_model(3, 3, 0.1, np.zeros(5))
+
+
+def test_weights_must_be_a_vector():
+    from dogs.bounds import influence_binary_pairwise
+    from dogs.scans import dobrushin_variation
+
+    model = grid_model(3, 3, 0.1)
+    bound = influence_binary_pairwise(model)
+    for shape in [(9, 1), (3, 3)]:
+        with pytest.raises(ValueError, match="weights must be a 1-d array"):
+            dobrushin_variation(systematic_scan(9, 20), np.ones(shape), bound)
+
+
+def test_junction_tree_at_huge_coupling_is_silent_and_right():
+    import warnings
+
+    from dogs.exact import brute_force, junction_tree_marginals
+
+    model = grid_model(3, 3, 400.0, 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exact = junction_tree_marginals(model)
+    np.testing.assert_allclose(exact.node_marginals, brute_force(model).node_marginals, atol=1e-12)
 
 
 def test_experiment_cli_rejects_malformed_settings(tmp_path):

@@ -10,6 +10,7 @@ seconds), so a result never needs the code that made it to be read.
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import platform
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_path", "write_csv", "write_npz", "write_json", "read_json", "write_meta", "meta_path", "machine_info"]
+__all__ = ["atomic_path", "remove_stale_temporaries", "write_csv", "write_npz", "write_json", "read_json", "write_meta", "meta_path", "machine_info"]
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -29,10 +30,17 @@ _PACKAGES = ("dogs", "numpy", "scipy", "numba", "pgmpy", "pandas", "matplotlib",
 
 @contextlib.contextmanager
 def atomic_path(path):
-    """Yield a temporary path next to ``path``; rename it onto ``path`` only if the block succeeds."""
+    """Yield a temporary path next to ``path``; rename it onto ``path`` only if the block succeeds.
+
+    The temporary file is hidden and named ``.<name>.<pid>.<random>.tmp<suffixes>``. A writer killed
+    outright (SIGKILL, power loss) cannot remove its own; the next write of the same result removes
+    every such leftover whose process is gone (:func:`remove_stale_temporaries`).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp" + "".join(path.suffixes), dir=path.parent)
+    remove_stale_temporaries(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp" + "".join(path.suffixes),
+                               dir=path.parent)
     os.close(fd)
     os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes owner-only files; results are for everyone to read
     try:
@@ -41,6 +49,30 @@ def atomic_path(path):
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def remove_stale_temporaries(path) -> list[Path]:
+    """Remove the temporaries of :func:`atomic_path` for ``path`` whose writing process no longer runs."""
+    path = Path(path)
+    removed = []
+    for candidate in path.parent.glob(f".{glob.escape(path.name)}.*.tmp*"):
+        pid_text = candidate.name[len(path.name) + 2:].split(".", 1)[0]
+        if pid_text.isdigit() and _process_alive(int(pid_text)):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            candidate.unlink()
+            removed.append(candidate)
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def write_csv(frame, path) -> Path:

@@ -132,7 +132,8 @@ def _two_pass_calibration(potentials: dict, log_offset: dict, neighbours: dict, 
         par = parent[child]
         separator = set(child) & set(par)
         ratio = up[par].marginalize([v for v in up[par].variables if v not in separator], inplace=False)
-        ratio.divide(message_up[child], inplace=True)  # pgmpy maps 0/0 to 0
+        with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 where a message underflowed: pgmpy maps it to 0
+            ratio.divide(message_up[child], inplace=True)
         _rescale_max(ratio)
         up[child].product(ratio, inplace=True)
         up[child].values /= up[child].values.sum()

@@ -190,5 +190,19 @@ def grid_model(rows: int, cols: int, coupling, field=0.0, torus: bool = False) -
     ``field`` a scalar or one value per site (row-major).
     """
     edges = grid_edges(rows, cols, torus)
-    h = np.broadcast_to(np.asarray(field, dtype=np.float64), (rows * cols,)).copy()
+    h = _site_values("field", field, rows * cols)
     return BinaryPairwiseMRF(edges, coupling, h, shape=(rows, cols))
+
+
+def _site_values(name: str, value, n_sites: int) -> np.ndarray:
+    """A scalar or one real number per site, as a float array of length ``n_sites``; errors name ``name``."""
+    array = np.asarray(value)
+    if array.dtype == object or array.dtype == bool or not np.issubdtype(array.dtype, np.number) \
+            or np.iscomplexobj(array):
+        raise TypeError(f"{name} must be a real number or one real number per site, got {value!r:.60}")
+    if array.ndim > 1 or (array.ndim == 1 and array.size != n_sites):
+        raise ValueError(f"{name} must be a scalar or have one value per site ({n_sites}), got shape {array.shape}")
+    array = np.broadcast_to(array.astype(np.float64), (n_sites,)).copy()
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite")
+    return array

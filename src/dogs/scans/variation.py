@@ -132,15 +132,18 @@ def _as_scan(scan, name: str = "scan") -> Scan:
 
 
 def _as_weights(weights, n_vars: int, name: str = "weights") -> np.ndarray:
+    """``d`` as a float vector: a 1-d array of length p, or a sparse 1 x p / p x 1 vector. Dense 2-d arrays
+    (``(p, 1)`` as much as ``(3, 3)``) are refused, so a matrix is never silently flattened."""
     if sparse.issparse(weights):
-        weights = weights.toarray()
+        if 1 not in weights.shape:
+            raise ValueError(f"{name} must be a vector, got a sparse matrix of shape {weights.shape}")
+        weights = weights.toarray().ravel()
     if weights is None or isinstance(weights, (str, bytes)):
         raise TypeError(f"{name} must be a 1-d array of p = {n_vars} non-negative numbers, got {type(weights).__name__}")
     array = np.asarray(weights)
     if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool) \
             or np.iscomplexobj(array):
         raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    array = np.squeeze(array) if array.ndim == 2 and 1 in array.shape else array
     if array.ndim != 1 or array.size != n_vars:
         raise ValueError(f"{name} must be a 1-d array of length p = {n_vars}, got shape {np.shape(weights)}")
     array = np.ascontiguousarray(array, dtype=np.float64)
