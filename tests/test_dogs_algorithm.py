@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
 
-from dogs._kernels.dogs import heap_update, heapify
+from dogs._kernels.dogs import heap_push, heap_remove, heap_update, heapify
 from random_problems import random_influence, random_steps, random_weights
 from dogs.scans.base import UNIFORM, Scan, explicit_scan, systematic_scan, uniform_scan
 from dogs.scans.dogs import dogs_scan, iterated_dogs, length_doubling_dogs
@@ -197,30 +197,48 @@ def test_ties_prefer_the_weighted_variable():
 
 
 def test_heap_kernel_against_lexicographic_minimum():
+    """Push, remove and update in random order; the heap always holds the present set in key order."""
     rng = np.random.default_rng(13)
     p = 200
     w = np.round(rng.normal(size=p), 1)  # many exact ties
-    d = rng.choice([0.0, 0.5, 1.0], size=p)
-    heap_var, heap_w, heap_d, where = np.empty(p, np.int64), np.empty(p), np.empty(p), np.empty(p, np.int64)
-    heapify(heap_var, heap_w, heap_d, where, w, d)
+    d = rng.choice([0.5, 1.0, 2.0], size=p)
+    heap_var, heap_w, heap_d = np.empty(p, np.int64), np.empty(p), np.empty(p)
+    where = np.zeros(p, np.int64)
+    present = rng.random(p) < 0.5
+    members = np.flatnonzero(present)
+    heap_var[: members.size], heap_w[: members.size], heap_d[: members.size] = members, w[members], d[members]
+    n = members.size
+    heapify(heap_var, heap_w, heap_d, where, n)
 
     def check():
-        expected = np.lexsort((np.arange(p), -d, w))[0]
-        assert heap_var[0] == expected
-        np.testing.assert_array_equal(where[heap_var], np.arange(p))
-        np.testing.assert_array_equal(heap_w, w[heap_var])
-        np.testing.assert_array_equal(heap_d, d[heap_var])
-        for pos in range(1, p):
+        inside = np.flatnonzero(present)
+        assert n == inside.size
+        np.testing.assert_array_equal(np.sort(heap_var[:n]), inside)
+        np.testing.assert_array_equal(where[heap_var[:n]], np.arange(1, n + 1))
+        assert np.all(where[~present] == 0)
+        if n:
+            expected = inside[np.lexsort((inside, -d[inside], w[inside]))[0]]
+            assert heap_var[0] == expected
+        np.testing.assert_array_equal(heap_w[:n], w[heap_var[:n]])
+        np.testing.assert_array_equal(heap_d[:n], d[heap_var[:n]])
+        for pos in range(1, n):
             parent = (pos - 1) // 2
             a, b = heap_var[parent], heap_var[pos]
             assert (w[a], -d[a], a) <= (w[b], -d[b], b)
 
     check()
-    for _ in range(500):
-        var = rng.integers(p)
+    for _ in range(800):
+        var = int(rng.integers(p))
         w[var] = np.round(rng.normal(), 1)
-        d[var] = rng.choice([0.0, 0.5, 1.0])
-        heap_update(heap_var, heap_w, heap_d, where, var, w[var], d[var])
+        d[var] = rng.choice([0.5, 1.0, 2.0])
+        if present[var] and rng.random() < 0.3:
+            n = heap_remove(heap_var, heap_w, heap_d, where, n, var)
+            present[var] = False
+        elif present[var]:
+            heap_update(heap_var, heap_w, heap_d, where, n, var, w[var], d[var])
+        else:
+            n = heap_push(heap_var, heap_w, heap_d, where, n, var, w[var], d[var])
+            present[var] = True
         check()
 
 

@@ -9,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
 
+from dogs._kernels.variation import tree_build, tree_offsets, tree_set, tree_total
+
 from random_problems import random_influence, random_steps, random_weights
 from dogs.scans.base import UNIFORM, Scan, explicit_scan, systematic_scan, uniform_scan
 from dogs.scans.variation import dobrushin_variation, dobrushin_variation_curve, uniform_variation_curve
@@ -147,6 +149,32 @@ def test_variation_on_the_million_variable_grid():
     scan = systematic_scan(10**6, 2 * 10**6)
     value = dobrushin_variation(scan, weights, influence)  # speed: measured by dogs.benchmarks.dogs
     assert 0 < value < 1
+
+
+def _binary_pairwise_total(values):
+    """Root of the binary pairwise-sum tree over ``values`` padded with zeros to a power of two (plain Python)."""
+    size = 1
+    while size < len(values):
+        size *= 2
+    level = [float(v) for v in values] + [0.0] * (size - len(values))
+    while len(level) > 1:
+        level = [level[k] + level[k + 1] for k in range(0, len(level), 2)]
+    return level[0]
+
+
+@pytest.mark.parametrize("n", [1, 5, 8, 9, 20, 64, 65, 300, 4097])
+def test_eight_ary_sum_tree_is_the_binary_pairwise_tree_bit_for_bit(n):
+    rng = np.random.default_rng(n)
+    values = rng.random(n) * 10.0 ** rng.integers(-30, 30, n)  # a wide dynamic range makes order visible
+    offsets = tree_offsets(n)
+    tree = np.zeros(offsets[-1])
+    tree_build(tree, offsets, values)
+    assert tree_total(tree, offsets) == _binary_pairwise_total(values)
+    for _ in range(50):
+        leaf = int(rng.integers(n))
+        values[leaf] = rng.random() * 10.0 ** rng.integers(-30, 30)
+        tree_set(tree, offsets, leaf, values[leaf])
+        assert tree_total(tree, offsets) == _binary_pairwise_total(values)
 
 
 # ----------------------------------------------------------------------------- bad input

@@ -27,7 +27,22 @@ Kernels
     accumulating increments): ``i_t`` and the rows that read ``b_{i_t}``
     (column ``i_t`` of :math:`\bar C`), then ``i*`` and the entries of ``d``
     that received weight (row ``i*``). That is ``O(m)`` entries, each an
-    ``O(m)`` row product and an ``O(log p)`` heap update.
+    ``O(m)`` row product and an ``O(log s)`` heap update, ``s`` = the size of the
+    support of ``d``.
+
+Sparse state (no ``O(p)`` work for a sparse ``d`` and a short input scan)
+------------------------------------------------------------------------
+Every variable with :math:`(d_t)_i = 0` has the derivative :math:`w_i = 0`
+exactly, so the heap holds only the support of ``d``; the best of all the
+others, by the tie rule below, is the *smallest index* ``z`` with ``d_z = 0``,
+tracked alongside (it only moves when a variable enters or leaves the
+support). The choice is the smaller of the heap's top and ``(0, 0, z)``:
+exactly the argmin over all ``p`` keys. The vector ``b`` starts as
+:math:`\mathbf 1`: it is held as values plus a "set" mask that starts all
+zero (a read of an unset entry gives ``1.0``), and ``d``, ``w``, the mask and
+the sum tree start as zero-filled allocations, which the operating system
+provides without touching the memory. A run of Algorithm 2 on ``T`` steps with
+``d = e_i`` therefore costs ``O(T m (m + log T))``, independent of ``p``.
 
 Heap order (the tie rule)
 -------------------------
@@ -49,10 +64,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dogs._kernels.variation import row_dot, tree_build, tree_leaf_count, tree_set, uniform_step
+from dogs._kernels.variation import tree_offsets, tree_set, tree_total, uniform_step
 
 __all__ = [
     "key_precedes",
+    "heap_push",
+    "heap_remove",
     "heap_update",
     "heapify",
     "dogs_forward",
@@ -70,8 +87,9 @@ def key_precedes(w_a, d_a, var_a, w_b, d_b, var_b):
     return var_a < var_b
 
 
-# The heap is four arrays: heap_var[pos] is the variable at heap position pos, heap_w[pos] and
-# heap_d[pos] its key (kept next to it for cache locality), where[var] its position.
+# The heap is four arrays and a size n: heap_var[pos] is the variable at heap position pos < n,
+# heap_w[pos] and heap_d[pos] its key (kept next to it for cache locality), where[var] = pos + 1
+# (0 when var is not in the heap).
 
 
 @njit(cache=True)
@@ -82,16 +100,15 @@ def _sift_up(heap_var, heap_w, heap_d, where, pos):
         if not key_precedes(key_w, key_d, var, heap_w[parent], heap_d[parent], heap_var[parent]):
             break
         heap_var[pos], heap_w[pos], heap_d[pos] = heap_var[parent], heap_w[parent], heap_d[parent]
-        where[heap_var[pos]] = pos
+        where[heap_var[pos]] = pos + 1
         pos = parent
     heap_var[pos], heap_w[pos], heap_d[pos] = var, key_w, key_d
-    where[var] = pos
+    where[var] = pos + 1
     return pos
 
 
 @njit(cache=True)
-def _sift_down(heap_var, heap_w, heap_d, where, pos):
-    n = heap_var.size
+def _sift_down(heap_var, heap_w, heap_d, where, n, pos):
     var, key_w, key_d = heap_var[pos], heap_w[pos], heap_d[pos]
     while True:
         child = 2 * pos + 1
@@ -105,54 +122,100 @@ def _sift_down(heap_var, heap_w, heap_d, where, pos):
         if not key_precedes(heap_w[child], heap_d[child], heap_var[child], key_w, key_d, var):
             break
         heap_var[pos], heap_w[pos], heap_d[pos] = heap_var[child], heap_w[child], heap_d[child]
-        where[heap_var[pos]] = pos
+        where[heap_var[pos]] = pos + 1
         pos = child
     heap_var[pos], heap_w[pos], heap_d[pos] = var, key_w, key_d
-    where[var] = pos
+    where[var] = pos + 1
 
 
 @njit(cache=True)
-def heap_update(heap_var, heap_w, heap_d, where, var, key_w, key_d):
-    """Give ``var`` the key ``(key_w, -key_d, var)`` and restore heap order (``O(log p)``; no-op if unchanged)."""
-    pos = where[var]
+def heap_update(heap_var, heap_w, heap_d, where, n, var, key_w, key_d):
+    """Give ``var`` (in the heap) the key ``(key_w, -key_d, var)`` and restore heap order (``O(log n)``)."""
+    pos = where[var] - 1
     if heap_w[pos] == key_w and heap_d[pos] == key_d:
         return
     heap_w[pos] = key_w
     heap_d[pos] = key_d
     pos = _sift_up(heap_var, heap_w, heap_d, where, pos)
-    _sift_down(heap_var, heap_w, heap_d, where, pos)
+    _sift_down(heap_var, heap_w, heap_d, where, n, pos)
 
 
 @njit(cache=True)
-def heapify(heap_var, heap_w, heap_d, where, w, d):
-    """Bottom-up heap construction over all variables with keys ``(w_i, -d_i, i)`` (``O(p)``)."""
-    n = heap_var.size
-    for i in range(n):
-        heap_var[i] = i
-        heap_w[i] = w[i]
-        heap_d[i] = d[i]
-        where[i] = i
+def heap_push(heap_var, heap_w, heap_d, where, n, var, key_w, key_d):
+    """Insert ``var`` (not in the heap) with its key; returns the new size ``n + 1``."""
+    heap_var[n], heap_w[n], heap_d[n] = var, key_w, key_d
+    _sift_up(heap_var, heap_w, heap_d, where, n)
+    return n + 1
+
+
+@njit(cache=True)
+def heap_remove(heap_var, heap_w, heap_d, where, n, var):
+    """Remove ``var`` (in the heap); returns the new size ``n - 1``."""
+    pos = where[var] - 1
+    where[var] = 0
+    last = n - 1
+    if pos != last:
+        heap_var[pos], heap_w[pos], heap_d[pos] = heap_var[last], heap_w[last], heap_d[last]
+        where[heap_var[pos]] = pos + 1
+        pos = _sift_up(heap_var, heap_w, heap_d, where, pos)
+        _sift_down(heap_var, heap_w, heap_d, where, last, pos)
+    return last
+
+
+@njit(cache=True)
+def heapify(heap_var, heap_w, heap_d, where, n):
+    """Bottom-up heap order on the first ``n`` positions (filled by the caller); sets ``where`` (``O(n)``)."""
+    for pos in range(n):
+        where[heap_var[pos]] = pos + 1
     for pos in range(n // 2 - 1, -1, -1):
-        _sift_down(heap_var, heap_w, heap_d, where, pos)
+        _sift_down(heap_var, heap_w, heap_d, where, n, pos)
 
 
 @njit(cache=True, inline="always")
-def _derivative(indptr, indices, data, b, d, k):
+def _row_dot(indptr, indices, data, b_value, b_set, row):
+    r"""``(C̄ b)_row`` over the stored slots of ``row``, left to right; unset entries of ``b`` read as 1."""
+    total = 0.0
+    for slot in range(indptr[row], indptr[row + 1]):
+        j = indices[slot]
+        total += data[slot] * (b_value[j] if b_set[j] else 1.0)
+    return total
+
+
+@njit(cache=True, inline="always")
+def _derivative(indptr, indices, data, b_value, b_set, d, k):
     r"""``w_k = -d_k ((I - C̄) b)_k = -d_k (b_k - (C̄ b)_k)``; exactly 0 when ``d_k = 0``."""
     if d[k] == 0.0:
         return 0.0
-    return -d[k] * (b[k] - row_dot(indptr, indices, data, b, k))
+    b_k = b_value[k] if b_set[k] else 1.0
+    return -d[k] * (b_k - _row_dot(indptr, indices, data, b_value, b_set, k))
 
 
 @njit(cache=True, inline="always")
-def _refresh(indptr, indices, data, b, d, w, heap_var, heap_w, heap_d, where, k):
-    """Recompute ``w_k`` from the current ``d`` and ``b`` and reposition ``k`` in the heap."""
-    w[k] = _derivative(indptr, indices, data, b, d, k)
-    heap_update(heap_var, heap_w, heap_d, where, k, w[k], d[k])
+def _refresh(indptr, indices, data, b_value, b_set, d, w, heap_var, heap_w, heap_d, where, n, k):
+    """Recompute ``w_k`` from the current ``d`` and ``b``; ``k`` enters, moves in or leaves the heap. Returns ``n``."""
+    if d[k] != 0.0:
+        w[k] = _derivative(indptr, indices, data, b_value, b_set, d, k)
+        if where[k] == 0:
+            return heap_push(heap_var, heap_w, heap_d, where, n, k, w[k], d[k])
+        heap_update(heap_var, heap_w, heap_d, where, n, k, w[k], d[k])
+        return n
+    w[k] = 0.0
+    if where[k] != 0:
+        return heap_remove(heap_var, heap_w, heap_d, where, n, k)
+    return n
 
 
 @njit(cache=True)
-def dogs_forward(indptr, indices, data, steps, b, previous_values, uniform_snapshots):
+def _materialise(b_value, b_set):
+    """Write ``1.0`` into every unset entry of ``b`` (before a dense operation on it)."""
+    for j in range(b_value.size):
+        if not b_set[j]:
+            b_value[j] = 1.0
+            b_set[j] = 1
+
+
+@njit(cache=True)
+def dogs_forward(indptr, indices, data, steps, b_value, b_set, previous_values, uniform_snapshots):
     r"""Forward pass of Algorithm 2: ``b <- b_T`` (in place), recording what each step overwrote.
 
     Parameters
@@ -161,31 +224,35 @@ def dogs_forward(indptr, indices, data, steps, b, previous_values, uniform_snaps
         CSR form of :math:`\bar C`.
     steps : (T,) int64
         Input scan (``-1`` = uniform step).
-    b : (p,) float64
-        :math:`b_0 = \mathbf 1` on entry, :math:`b_T` on exit.
+    b_value, b_set : (p,) float64, (p,) uint8
+        :math:`b`: ``b_j = b_value[j]`` where ``b_set[j]``, else 1. On entry :math:`b_0 = \mathbf 1`
+        (``b_set`` all zero), on exit :math:`b_T`.
     previous_values : (T,) float64
         Output: for a deterministic step ``t`` (0-based), :math:`(b_t)_{i}` before the
         update, ``i = steps[t]`` (this is :math:`\Delta^b_t` in stored form).
     uniform_snapshots : (U, p) float64
         Output: row ``u`` is ``b`` before the ``u``-th uniform step.
     """
-    scratch = np.empty(b.size) if uniform_snapshots.shape[0] > 0 else np.empty(0)
+    scratch = np.empty(b_value.size) if uniform_snapshots.shape[0] > 0 else np.empty(0)
     n_uniform = 0
     for t in range(steps.size):
         site = steps[t]
         if site >= 0:
-            previous_values[t] = b[site]
-            b[site] = row_dot(indptr, indices, data, b, site)
+            previous_values[t] = b_value[site] if b_set[site] else 1.0
+            b_value[site] = _row_dot(indptr, indices, data, b_value, b_set, site)
+            b_set[site] = 1
         else:
-            uniform_snapshots[n_uniform, :] = b
+            if n_uniform == 0:
+                _materialise(b_value, b_set)
+            uniform_snapshots[n_uniform, :] = b_value
             n_uniform += 1
-            uniform_step(indptr, indices, data, b, scratch)
+            uniform_step(indptr, indices, data, b_value, scratch)
 
 
 @njit(cache=True)
 def dogs_backward(
-    indptr, indices, data, col_indptr, col_indices, steps, weights, epsilon,
-    b, previous_values, uniform_snapshots, out_steps,
+    indptr, indices, data, col_indptr, col_indices, steps, support, weights, epsilon,
+    b_value, b_set, previous_values, uniform_snapshots, out_steps, d, w, where, tree,
 ):
     r"""Backward pass of Algorithm 2 (coordinate descent from ``t = T`` down to ``1``).
 
@@ -198,14 +265,25 @@ def dogs_backward(
         are the rows ``k`` with :math:`\bar C_{kj} \ne 0` (whose :math:`(\bar C b)_k` reads :math:`b_j`).
     steps : (T,) int64
         Input scan (``-1`` = uniform step).
+    support : (s,) int64
+        The indices ``i`` with :math:`d_i > 0`, increasing.
     weights : (p,) float64
         :math:`d = d_T \ge 0`.
     epsilon : float
         Early-stopping level: stop as soon as :math:`\mathcal V \le \epsilon` (``-inf``: never).
-    b, previous_values, uniform_snapshots : arrays
+    b_value, b_set, previous_values, uniform_snapshots : arrays
         State left by :func:`dogs_forward` (``b`` = :math:`b_T`); ``b`` is rewound in place.
     out_steps : (T,) int64
         Holds a copy of ``steps`` on entry; optimised steps are written into it.
+    d, w : (p,) float64, zero
+        Work space for :math:`d_t` and ``w``.
+    where : (p,) int64, zero
+        Work space: heap positions.
+    tree : float64, zero, of length ``tree_offsets(p)[-1]``
+        Work space: the sum tree of :math:`d_i b_i`.
+
+    The work space is passed in zero-filled (``numpy.zeros``, which the operating system provides
+    lazily) rather than allocated here, so that a run on a short scan touches only what it uses.
 
     Returns
     -------
@@ -217,39 +295,28 @@ def dogs_backward(
         ``s``: the number of leading input steps kept by early stopping, ``-1`` if the pass reached ``t = 1``
         without stopping (then every step was optimised).
     """
-    n_vars = b.size
-    d = np.zeros(n_vars)
-    w = np.zeros(n_vars)
+    n_vars = b_value.size
     heap_var = np.empty(n_vars, dtype=np.int64)
-    heap_w = np.zeros(n_vars)
-    heap_d = np.zeros(n_vars)
-    where = np.empty(n_vars, dtype=np.int64)
-    leaf_count = tree_leaf_count(n_vars)
-    tree = np.zeros(2 * leaf_count)
+    heap_w = np.empty(n_vars)
+    heap_d = np.empty(n_vars)
+    offsets = tree_offsets(n_vars)
 
-    # Initial state: d = d_T, w = -d ⊙ (I - C̄) b_T, V = d^T b_T.
-    # Keys (0, 0, i) in index order already form a heap; insert the support of d one entry at a time
-    # when it is small (O(||d||_0 (m + log p))), otherwise fill everything and heapify (O(nnz + p)).
-    support = np.flatnonzero(weights)
-    if support.size * 32 < n_vars:
-        for i in range(n_vars):
-            heap_var[i] = i
-            where[i] = i
-        for s in range(support.size):
-            k = support[s]
-            d[k] = weights[k]
-            w[k] = _derivative(indptr, indices, data, b, d, k)
-            heap_update(heap_var, heap_w, heap_d, where, k, w[k], d[k])
-            tree_set(tree, leaf_count, k, d[k] * b[k])
-    else:
-        for k in range(n_vars):
-            d[k] = weights[k]
-        for s in range(support.size):
-            k = support[s]
-            w[k] = _derivative(indptr, indices, data, b, d, k)
-        heapify(heap_var, heap_w, heap_d, where, w, d)
-        tree_build(tree, leaf_count, d * b)
-    input_variation = tree[1]
+    # Initial state: d = d_T, w = -d ⊙ (I - C̄) b_T on the support, V = d^T b_T.
+    for s in range(support.size):
+        k = support[s]
+        d[k] = weights[k]
+    n = 0
+    for s in range(support.size):
+        k = support[s]
+        w[k] = _derivative(indptr, indices, data, b_value, b_set, d, k)
+        heap_var[s], heap_w[s], heap_d[s] = k, w[k], d[k]
+        tree_set(tree, offsets, k, d[k] * (b_value[k] if b_set[k] else 1.0))
+    n = support.size
+    heapify(heap_var, heap_w, heap_d, where, n)
+    zero = 0  # the smallest index with d = 0 (n_vars: none)
+    while zero < n_vars and d[zero] != 0.0:
+        zero += 1
+    input_variation = tree_total(tree, offsets)
     variation = input_variation
     n_uniform = uniform_snapshots.shape[0]
     stop = -1
@@ -261,34 +328,49 @@ def dogs_backward(
         # Rewind b_t -> b_{t-1} and refresh every w entry that reads the restored values.
         site = steps[t]
         if site >= 0:
-            b[site] = previous_values[t]
+            b_value[site] = previous_values[t]
             if d[site] != 0.0:
-                tree_set(tree, leaf_count, site, d[site] * b[site])
-            _refresh(indptr, indices, data, b, d, w, heap_var, heap_w, heap_d, where, site)
+                tree_set(tree, offsets, site, d[site] * b_value[site])
+                n = _refresh(indptr, indices, data, b_value, b_set, d, w, heap_var, heap_w, heap_d, where, n, site)
             for slot in range(col_indptr[site], col_indptr[site + 1]):
                 k = col_indices[slot]
                 if d[k] != 0.0:
-                    _refresh(indptr, indices, data, b, d, w, heap_var, heap_w, heap_d, where, k)
+                    n = _refresh(indptr, indices, data, b_value, b_set, d, w, heap_var, heap_w, heap_d, where, n, k)
         else:
             n_uniform -= 1
-            b[:] = uniform_snapshots[n_uniform]
+            b_value[:] = uniform_snapshots[n_uniform]
+            n = 0
             for k in range(n_vars):
-                w[k] = _derivative(indptr, indices, data, b, d, k)
-            heapify(heap_var, heap_w, heap_d, where, w, d)
-            tree_build(tree, leaf_count, d * b)
-        # q_t* = e_{argmin w} (key order (w, -d, index)); then d_{t-1}^T = d_t^T B(e_{i*}).
-        best = heap_var[0]
+                if d[k] != 0.0:
+                    w[k] = _derivative(indptr, indices, data, b_value, b_set, d, k)
+                    heap_var[n], heap_w[n], heap_d[n] = k, w[k], d[k]
+                    n += 1
+                    tree_set(tree, offsets, k, d[k] * b_value[k])
+            heapify(heap_var, heap_w, heap_d, where, n)
+        # q_t* = e_{argmin w} over all p keys (w, -d, index): the heap's top or (0, 0, zero).
+        if n == 0:
+            best = zero
+        elif zero < n_vars and key_precedes(0.0, 0.0, zero, heap_w[0], heap_d[0], heap_var[0]):
+            best = zero
+        else:
+            best = heap_var[0]
         out_steps[t] = best
         moved = d[best]
         if moved != 0.0:
-            d[best] = 0.0  # d_t[i*] (1 - C̄_{i* i*}) with a zero diagonal
-            tree_set(tree, leaf_count, best, 0.0)
+            # d_{t-1}^T = d_t^T B(e_{i*}): d[i*] -> 0 (zero diagonal), row i* of C̄ receives moved weight.
+            d[best] = 0.0
+            tree_set(tree, offsets, best, 0.0)
+            n = _refresh(indptr, indices, data, b_value, b_set, d, w, heap_var, heap_w, heap_d, where, n, best)
+            if best < zero:
+                zero = best
             for slot in range(indptr[best], indptr[best + 1]):
                 j = indices[slot]
                 d[j] += moved * data[slot]
-                tree_set(tree, leaf_count, j, d[j] * b[j])
-            _refresh(indptr, indices, data, b, d, w, heap_var, heap_w, heap_d, where, best)
+                tree_set(tree, offsets, j, d[j] * (b_value[j] if b_set[j] else 1.0))
             for slot in range(indptr[best], indptr[best + 1]):
-                _refresh(indptr, indices, data, b, d, w, heap_var, heap_w, heap_d, where, indices[slot])
-        variation = tree[1]  # d_{t-1}^T b_{t-1}
+                n = _refresh(indptr, indices, data, b_value, b_set, d, w, heap_var, heap_w, heap_d, where, n,
+                             indices[slot])
+            while zero < n_vars and d[zero] != 0.0:
+                zero += 1
+        variation = tree_total(tree, offsets)  # d_{t-1}^T b_{t-1}
     return input_variation, variation, stop

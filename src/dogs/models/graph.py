@@ -9,9 +9,14 @@ lattice). This module depends on numpy only and imports nothing else from
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
-__all__ = ["check_edges", "grid_edges", "neighbour_lists"]
+__all__ = ["check_edges", "grid_edges", "is_symmetric_neighbour_pattern", "neighbour_lists"]
+
+#: Neighbour lists built by :func:`neighbour_lists`: ``id(neighbors) -> (weakref(indptr), weakref(neighbors))``.
+_NEIGHBOUR_PATTERNS: dict = {}
 
 
 def check_edges(edges, n_vars: int) -> np.ndarray:
@@ -53,7 +58,30 @@ def neighbour_lists(edges: np.ndarray, n_vars: int):
         raise ValueError("edges must not contain duplicates (each edge is counted once)")
     indptr = np.zeros(n_vars + 1, dtype=np.int64)
     np.cumsum(np.bincount(heads, minlength=n_vars), out=indptr[1:])
-    return indptr, tails.astype(np.int64), edge_ids[order].astype(np.int64)
+    neighbors = tails.astype(np.int64)
+    _register(indptr, neighbors)
+    return indptr, neighbors, edge_ids[order].astype(np.int64)
+
+
+def _register(indptr: np.ndarray, neighbors: np.ndarray) -> None:
+    """Freeze a pattern built here and remember it (until the arrays are garbage collected)."""
+    indptr.setflags(write=False)
+    neighbors.setflags(write=False)
+    key = id(neighbors)
+    _NEIGHBOUR_PATTERNS[key] = (weakref.ref(indptr), weakref.ref(neighbors))
+    weakref.finalize(neighbors, _NEIGHBOUR_PATTERNS.pop, key, None)
+
+
+def is_symmetric_neighbour_pattern(indptr, indices) -> bool:
+    """Whether ``(indptr, indices)`` are the very (read-only) arrays of a :func:`neighbour_lists` result.
+
+    Such a pattern is canonical (rows sorted, no duplicates), symmetric (``j`` in row ``i`` iff ``i`` in
+    row ``j``) and has no diagonal, by construction, and cannot have been changed since (the arrays are
+    read-only). An influence bound stored on a model's pattern (:mod:`dogs.bounds`) is therefore
+    checked in ``O(nnz)`` for its values only, and its transpose pattern is itself.
+    """
+    entry = _NEIGHBOUR_PATTERNS.get(id(indices))
+    return entry is not None and entry[0]() is indptr and entry[1]() is indices
 
 
 def grid_edges(rows: int, cols: int, torus: bool = False) -> np.ndarray:

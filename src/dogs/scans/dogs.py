@@ -31,7 +31,9 @@ Implementation notes (all in :mod:`dogs._kernels.dogs`):
   only the ``O(m)`` entries whose inputs changed are recomputed *from the
   current* ``d`` and ``b`` (no accumulated increments, so no drift):
   ``O(m log p + m^2)`` per deterministic step, ``O(nnz + p)`` per uniform step,
-  ``O(p + T)`` memory for deterministic input scans (DoGS §4's cost statement).
+  ``O(p + T)`` memory for deterministic input scans (DoGS §4's cost statement). The heap
+  holds only the support of ``d`` and nothing is initialised in ``O(p)``, so for one
+  marginal and a short input scan (length doubling) a run costs nothing in ``p``.
 - :math:`\mathcal V` is kept in a pairwise-sum tree over :math:`d_i b_i \ge 0`
   (``O(m log p)`` per step), so it stays accurate relative to itself as it decays.
   Algorithm 2's line ":math:`\mathcal V \leftarrow \mathcal V + d^\top \operatorname{diag}(q^*_t - q_t) b`"
@@ -57,8 +59,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dogs._kernels.dogs import dogs_backward, dogs_forward
+from dogs._kernels.variation import tree_offsets
 from dogs.scans.base import UNIFORM, Scan
-from dogs.scans.variation import _as_epsilon, _as_influence, _as_scan, _as_weights, _Influence
+from dogs.scans.variation import _as_epsilon, _as_influence, _as_scan, _as_weights, _Influence, lazy_zeros
 
 __all__ = [
     "DoGSResult",
@@ -177,8 +180,9 @@ class LengthDoublingResult:
     elapsed_seconds: float
 
 
-def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: _Influence, epsilon: float, started: float):
-    """Algorithm 2 on validated inputs (``epsilon = -inf``: no early stopping)."""
+def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: _Influence, epsilon: float, started: float,
+              support: np.ndarray | None = None):
+    """Algorithm 2 on validated inputs (``epsilon = -inf``: no early stopping); ``support`` = ``flatnonzero(d)``."""
     n_uniform = int(np.count_nonzero(steps == UNIFORM))
     if n_uniform * n_vars * 8 > MAX_SNAPSHOT_BYTES:
         raise MemoryError(
@@ -186,19 +190,24 @@ def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: _Influence,
             f"(Algorithm 2's Delta_t for a uniform step is dense) needs {n_uniform * n_vars * 8 / 1024**3:.1f} GiB"
         )
     col_indptr, col_indices = matrix.columns()
-    b = np.ones(n_vars)
+    if support is None:
+        support = np.flatnonzero(d)
+    b_value = np.empty(n_vars)  # b = 1 until set (see dogs._kernels.dogs: no O(p) initialisation)
+    b_set = lazy_zeros(n_vars, np.uint8)
     previous_values = np.empty(steps.size)
     snapshots = np.empty((n_uniform, n_vars))
     out_steps = steps.copy()
 
     tic = time.perf_counter()
-    dogs_forward(matrix.indptr, matrix.indices, matrix.data, steps, b, previous_values, snapshots)
+    dogs_forward(matrix.indptr, matrix.indices, matrix.data, steps, b_value, b_set, previous_values, snapshots)
     forward_seconds = time.perf_counter() - tic
 
     tic = time.perf_counter()
     input_variation, variation, stop = dogs_backward(
-        matrix.indptr, matrix.indices, matrix.data, col_indptr, col_indices, steps, d, float(epsilon),
-        b, previous_values, snapshots, out_steps,
+        matrix.indptr, matrix.indices, matrix.data, col_indptr, col_indices, steps, support, d, float(epsilon),
+        b_value, b_set, previous_values, snapshots, out_steps,
+        lazy_zeros(n_vars, np.float64), lazy_zeros(n_vars, np.float64), lazy_zeros(n_vars, np.int64),
+        lazy_zeros(tree_offsets(n_vars)[-1], np.float64),
     )
     backward_seconds = time.perf_counter() - tic
     return DoGSResult(
@@ -362,8 +371,9 @@ def length_doubling_dogs(
     lengths: list[int] = []
     variations: list[float] = []
     length = int(start_length)
+    support = np.flatnonzero(d)
     while True:
-        result = _run_dogs(input_scan.indices[:length], input_scan.n_vars, d, matrix, eps, time.perf_counter())
+        result = _run_dogs(input_scan.indices[:length], input_scan.n_vars, d, matrix, eps, time.perf_counter(), support)
         lengths.append(length)
         variations.append(result.variation)
         if result.variation <= eps:

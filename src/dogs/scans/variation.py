@@ -33,41 +33,57 @@ Inputs shared by every function here:
 from __future__ import annotations
 
 import math
+import mmap
 import numbers
 
 import numpy as np
 from scipy import sparse
 
-from dogs._kernels.variation import forward_variation, variation_curve
+from dogs._kernels.variation import (
+    DIAGONAL,
+    INFLUENCE_OK,
+    NEGATIVE,
+    NOT_CANONICAL,
+    NOT_FINITE,
+    OUT_OF_RANGE,
+    check_influence,
+    count_influence_problems,
+    count_value_problems,
+    left_variation,
+    pattern_is_symmetric,
+    transpose_pattern,
+    variation_curve,
+)
+from dogs.models.graph import is_symmetric_neighbour_pattern
 from dogs.scans.base import UNIFORM, Scan
 
 __all__ = ["dobrushin_variation", "dobrushin_variation_curve", "uniform_variation_curve"]
 
 
 class _Influence:
-    """A validated influence bound: CSR arrays (``int64`` indptr/indices, ``float64`` data) and, on demand,
-    the sparsity pattern of its transpose (for DoGS, which must find the rows that read a given ``b_j``)."""
+    """A validated influence bound: CSR arrays (``int32`` or ``int64`` indptr/indices as scipy stores them,
+    ``float64`` data) and, on demand, the sparsity pattern of its transpose (for DoGS, which must find the
+    rows that read a given ``b_j``)."""
 
     __slots__ = ("n_vars", "indptr", "indices", "data", "_columns")
 
-    def __init__(self, n_vars, indptr, indices, data):
+    def __init__(self, n_vars, indptr, indices, data, symmetric: bool = False):
         self.n_vars = n_vars
         self.indptr = indptr
         self.indices = indices
         self.data = data
-        self._columns = None
+        self._columns = (indptr, indices) if symmetric else None
 
     def columns(self):
-        """``(col_indptr, col_indices)``: ``col_indices[col_indptr[j]:col_indptr[j + 1]]`` are the rows reading ``j``."""
+        """``(col_indptr, col_indices)``: ``col_indices[col_indptr[j]:col_indptr[j + 1]]`` are the rows reading ``j``.
+
+        A symmetric pattern (every pairwise model's bound) is its own transpose and is returned as is.
+        """
         if self._columns is None:
-            pattern = sparse.csr_matrix(
-                (np.ones(self.indices.size, dtype=np.int8), self.indices, self.indptr), shape=(self.n_vars,) * 2
-            )
-            transposed = pattern.tocsc()  # CSC of C̄ = CSR of C̄^T
-            self._columns = (
-                np.ascontiguousarray(transposed.indptr, dtype=np.int64),
-                np.ascontiguousarray(transposed.indices, dtype=np.int64),
-            )
+            if pattern_is_symmetric(self.indptr, self.indices):
+                self._columns = (self.indptr, self.indices)
+            else:
+                self._columns = transpose_pattern(self.indptr, self.indices, self.n_vars)
         return self._columns
 
     def max_blanket(self) -> int:
@@ -78,13 +94,26 @@ class _Influence:
         return int(max(rows, cols))
 
 
+_INFLUENCE_PROBLEMS = {
+    NOT_FINITE: "must be finite",
+    NEGATIVE: "must be entrywise non-negative (it bounds the Dobrushin influence)",
+    DIAGONAL: "must have a zero diagonal: the Dobrushin influence of a variable on itself is 0 (Definition 6)",
+    OUT_OF_RANGE: "has a column index outside [0, p)",
+}
+
+
 def _as_influence(influence, n_vars: int | None = None, name: str = "influence") -> _Influence:
-    """Validate and convert an influence bound; ``n_vars`` (from the scan) fixes the expected shape."""
+    """Validate and convert an influence bound; ``n_vars`` (from the scan) fixes the expected shape.
+
+    A parallel numba pass checks a CSR matrix in canonical form (``O(nnz)``, no copy; a second pass
+    finds the first problem for the message); other sparse formats and dense arrays are converted by
+    scipy first, and unsorted or duplicated indices are summed into canonical form.
+    """
     if isinstance(influence, _Influence):
         matrix = influence
     else:
         if sparse.issparse(influence):
-            csr = sparse.csr_matrix(influence)
+            csr = influence if influence.format == "csr" else influence.tocsr()
         else:
             if isinstance(influence, (str, bytes)) or influence is None:
                 raise TypeError(f"{name} must be a scipy.sparse matrix or a 2-d array, got {type(influence).__name__}")
@@ -99,29 +128,47 @@ def _as_influence(influence, n_vars: int | None = None, name: str = "influence")
         rows, cols = csr.shape
         if rows != cols or rows < 1:
             raise ValueError(f"{name} must be a square p x p matrix, got shape {csr.shape}")
-        if not csr.has_canonical_format:
-            csr = csr.copy()
-            csr.sum_duplicates()  # also sorts column indices
+        indptr, indices = np.ascontiguousarray(csr.indptr), np.ascontiguousarray(csr.indices)
         data = np.ascontiguousarray(csr.data, dtype=np.float64)
-        if data.size and not np.all(np.isfinite(data)):
-            raise ValueError(f"{name} must be finite")
-        if data.size and data.min() < 0:
-            raise ValueError(f"{name} must be entrywise non-negative (it bounds the Dobrushin influence)")
-        if np.any(csr.diagonal() != 0):
-            raise ValueError(
-                f"{name} must have a zero diagonal: the Dobrushin influence of a variable on itself is 0 (Definition 6)"
-            )
-        matrix = _Influence(
-            rows,
-            np.ascontiguousarray(csr.indptr, dtype=np.int64),
-            np.ascontiguousarray(csr.indices, dtype=np.int64),
-            data,
-        )
+        if is_symmetric_neighbour_pattern(indptr, indices):  # a bound on a model's pattern: check values only
+            if data.size != indices.size:
+                raise ValueError(f"{name} has {data.size} values for {indices.size} stored entries")
+            if count_value_problems(data):
+                raise ValueError(f"{name} must be finite and entrywise non-negative (it bounds the Dobrushin "
+                                 "influence)")
+            return _checked_shape(_Influence(rows, indptr, indices, data, symmetric=True), n_vars, name)
+        problems = count_influence_problems(indptr, indices, data)
+        code, row = (INFLUENCE_OK, -1) if problems == 0 else check_influence(indptr, indices, data)
+        if code == NOT_CANONICAL:
+            csr = csr.copy()
+            csr.sum_duplicates()  # sorts column indices and adds duplicates
+            indptr, indices = np.ascontiguousarray(csr.indptr), np.ascontiguousarray(csr.indices)
+            data = np.ascontiguousarray(csr.data, dtype=np.float64)
+            code, row = check_influence(indptr, indices, data)
+        if code != INFLUENCE_OK:
+            raise ValueError(f"{name} {_INFLUENCE_PROBLEMS[code]} (row {row})")
+        matrix = _Influence(rows, indptr, indices, data)
+    return _checked_shape(matrix, n_vars, name)
+
+
+def _checked_shape(matrix: _Influence, n_vars: int | None, name: str) -> _Influence:
     if n_vars is not None and matrix.n_vars != n_vars:
         raise ValueError(
             f"{name} has shape ({matrix.n_vars}, {matrix.n_vars}) but the scan is over n_vars = {n_vars} variables"
         )
     return matrix
+
+
+def lazy_zeros(n: int, dtype=np.float64) -> np.ndarray:
+    """A zero array of ``n`` entries whose pages the operating system provides on first touch.
+
+    ``numpy.zeros`` of a few MB can come from recycled heap memory and is then cleared in full; the
+    kernels here often touch only a few entries of an ``O(p)`` work space (one marginal, a short scan).
+    An anonymous memory map is zero by definition and costs nothing until written.
+    """
+    dtype = np.dtype(dtype)
+    buffer = mmap.mmap(-1, max(1, int(n) * dtype.itemsize))
+    return np.frombuffer(buffer, dtype=dtype, count=int(n))
 
 
 def _as_scan(scan, name: str = "scan") -> Scan:
@@ -230,16 +277,20 @@ def dobrushin_variation(scan: Scan, weights, influence) -> float:
 
     Notes
     -----
-    ``O(p + T m)`` time for a deterministic scan (``m`` = largest row of :math:`\bar C`),
-    plus ``O(nnz + p)`` per uniform step; ``O(p)`` memory.
+    Computed from the left, :math:`u^\top = d^\top B(q_T) \cdots B(q_t)`, :math:`\mathcal V = u^\top \mathbf 1`
+    (:func:`dogs._kernels.variation.left_variation`): a deterministic step costs ``O(m)`` only when it
+    updates a variable that carries weight, so for one marginal (``d = e_i``) the cost is ``O(T)`` plus
+    ``O(m)`` per step that reaches the weighted region, instead of ``O(T m)``; ``O(nnz + p)`` per
+    uniform step; ``O(p)`` memory.
     """
     scan = _as_scan(scan)
     matrix = _as_influence(influence, scan.n_vars)
     d = _as_weights(weights, scan.n_vars)
-    b = np.ones(scan.n_vars)
-    forward_variation(matrix.indptr, matrix.indices, matrix.data, scan.indices, b)
     support = np.flatnonzero(d)
-    return float(np.dot(d[support], b[support]))
+    u = np.zeros(scan.n_vars)
+    u[support] = d[support]
+    left_variation(matrix.indptr, matrix.indices, matrix.data, scan.indices, u)
+    return float(np.sum(u))
 
 
 def dobrushin_variation_curve(scan: Scan, weights, influence, lengths=None) -> np.ndarray:
