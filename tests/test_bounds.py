@@ -273,6 +273,38 @@ def test_theorem11_is_numerically_safe_for_extreme_parameters():
             assert bound[0, j] == pytest.approx(expected, rel=1e-9, abs=1e-15), (t01, t02, h0, j)
 
 
+def test_table_tanh_is_within_two_ulps_of_a_50_digit_reference():
+    """The kernel's ``tanh`` (addition theorem on a 1/32 table) on tiny, grid-point, mid and saturating inputs."""
+    from dogs._kernels.bounds import TANH_TABLE, tanh_nonnegative
+
+    getcontext().prec = 50
+    rng = np.random.default_rng(11)
+    xs = np.concatenate([10.0 ** rng.uniform(-300, -1, 300), rng.uniform(0, 1, 300), rng.uniform(1, 25, 300),
+                         np.arange(0, 640) / 32.0, [0.0, 19.0, 19.375, 1e300]])
+    compiled = njit_tanh(TANH_TABLE, xs, tanh_nonnegative)
+    for x, got in zip(xs, compiled):
+        d = Decimal(float(x))
+        if d < Decimal("1e-12"):
+            expected = float(d - d**3 / 3)  # the next term is below 1e-48 relative
+        else:
+            e = (-2 * d).exp()
+            expected = float((1 - e) / (1 + e))
+        assert abs(got - expected) <= 2 * np.spacing(expected), (x, got, expected)
+
+
+def njit_tanh(table, xs, tanh_nonnegative):
+    from numba import njit
+
+    @njit
+    def apply(values, table):
+        out = np.empty(values.size)
+        for k in range(values.size):
+            out[k] = tanh_nonnegative(values[k], table)
+        return out
+
+    return apply(np.asarray(xs, dtype=np.float64), table)
+
+
 def test_theorem11_on_a_1000_by_1000_grid():
     """The paper's 10^6-variable scale (DoGS §5.2): one stored entry per directed edge. Its speed is
     measured by the benchmarks (``dogs.benchmarks.dogs``), not asserted here."""

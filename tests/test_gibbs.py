@@ -71,7 +71,8 @@ def gibbs_reference(model, scan_indices, seed, initial, record_vars=(), record_t
     """One Gibbs chain in plain Python on the uniform stream of ``seed`` (the kernel's contract).
 
     Step ``t``: ``i = scan[t]``, or ``i = int(u' * p)`` for the next uniform ``u'`` when ``scan[t] == -1``;
-    ``f = h_i`` then ``f += theta_ik * x_k`` over the CSR slots of ``i`` in order; next uniform ``u``;
+    ``f = (h_i + sum_{k > i} theta_ik x_k) + sum_{k < i} theta_ik x_k``, each partial sum over the CSR slots of
+    ``i`` in order; next uniform ``u``;
     ``x_i = +1 if u < 1 / (1 + exp(-2 f)) else -1``. Returns ``(final state, recordings)``.
     """
     scan_indices = [int(i) for i in scan_indices]
@@ -94,9 +95,13 @@ def gibbs_reference(model, scan_indices, seed, initial, record_vars=(), record_t
         if i < 0:
             i = int(uniforms[k] * p)
             k += 1
-        f = h[i]
+        lower, upper = 0.0, h[i]
         for slot in range(indptr[i], indptr[i + 1]):
-            f += coupling[slot] * x[neighbors[slot]]
+            if neighbors[slot] < i:
+                lower += coupling[slot] * x[neighbors[slot]]
+            else:
+                upper += coupling[slot] * x[neighbors[slot]]
+        f = upper + lower
         u = uniforms[k]
         k += 1
         x[i] = 1 if u < _prob_plus_reference(2.0 * f) else -1

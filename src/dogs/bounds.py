@@ -41,7 +41,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
-from dogs._kernels.bounds import theorem11_values
+from dogs._kernels.bounds import TANH_TABLE, theorem11_values
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.models.discrete import DiscretePairwiseMRF
 
@@ -194,8 +194,9 @@ def influence_binary_pairwise(model: BinaryPairwiseMRF) -> sparse.csr_matrix:
 
         C_{ij} \le \tfrac12\big[\tanh(|\theta_{ij}| + g) + \tanh(|\theta_{ij}| - g)\big],
 
-    which is what is evaluated (through ``exp`` of nonpositive arguments only, so
-    no overflow for any finite parameters); it is ``tanh|theta_ij|`` at zero field.
+    which is what is evaluated (``tanh`` by an addition theorem on a table, within 2 units in
+    the last place, no overflow for any finite parameters: :mod:`dogs._kernels.bounds`); it is
+    ``tanh|theta_ij|`` at zero field.
     The bound is the exact influence whenever ``b* != 1`` (``|theta_i| > sum_{k != j}
     |theta_ik|``; also when ``=``), because the extreme neighbour configuration
     ``x_k = ±sign(theta_ik)`` that puts ``b`` at ``b*`` is attainable.
@@ -217,7 +218,7 @@ def influence_binary_pairwise(model: BinaryPairwiseMRF) -> sparse.csr_matrix:
     """
     _require(model, BinaryPairwiseMRF)
     values = np.empty(model.coupling.size)
-    theorem11_values(model.indptr, model.coupling, model.edge_of, model.theta, model.h, values)
+    theorem11_values(model.indptr, model.coupling, model.edge_of, model.theta, model.h, values, TANH_TABLE)
     return _csr_from_pattern(values, model.neighbors, model.indptr, model.n_vars)
 
 

@@ -9,39 +9,64 @@ row total first, so that a coupling negligible next to the others cannot turn in
 
     \bar C_{ij} = \tfrac12\big[\tanh(t + g) + \tanh(t - g)\big]
 
-(the derivation is in :func:`dogs.bounds.influence_binary_pairwise`). It is evaluated through
-``exp`` of non-positive arguments only, so no finite input overflows:
+(the derivation is in :func:`dogs.bounds.influence_binary_pairwise`); at ``g = 0`` it is
+``tanh t``.
 
-- ``g = 0`` (the field never beats the other couplings): ``tanh t = (1 - E) / (1 + E)``, ``E = e^{-2t}``;
-- ``g > 0``: each half-tanh as ``tanh(x) / 2 = 1 / (1 + e^{-2|x|}) - 1/2`` with the sign of ``x``
-  restored by ``copysign``.
+``tanh`` without ``exp``
+------------------------
+:func:`tanh_nonnegative` evaluates ``tanh x`` for ``x >= 0`` with the addition theorem
 
-Accuracy is ~1e-16 absolute. Both passes run in parallel (``prange``; numba's thread count). The
-``exp`` is the cost, so ``tanh |theta_e|`` is computed once per *edge* (each edge has two slots, one
-in each endpoint's row) and gathered into every slot with ``g = 0``; only slots with ``g > 0`` pay
-their own two ``exp``. The row total is summed in the same pass over the row's slots.
+.. math::
+
+    \tanh(a + r) = \frac{\tanh a + \tanh r}{1 + \tanh a \tanh r}, \qquad a = k/32,\; 0 \le r < 1/32,
+
+``tanh a`` from a table of ``tanh(k/32)`` (``k < 620``; beyond ``x = 19.375`` the value rounds to
+1) and ``tanh r`` from its odd Taylor polynomial to ``r^11`` (truncation below ``1e-19`` relative).
+Numerator and denominator are sums of non-negative terms, so there is no cancellation: the result
+is within 2 units in the last place of ``tanh x`` everywhere (tested against a 50-digit
+reference), also for tiny couplings, where ``(1 - e^{-2t}) / (1 + e^{-2t})`` loses almost all
+relative precision. The loop has no calls, a table gather and one division, so it vectorises.
+
+Both passes run in parallel (``prange``; numba's thread count): ``tanh |theta_e|`` once per
+*edge* (each edge has two slots, one in each endpoint's row), gathered into every slot with
+``g = 0``; slots with ``g > 0`` evaluate their two ``tanh`` themselves. The row total is summed
+in the same pass over the row's slots.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["theorem11_values"]
+__all__ = ["TANH_TABLE", "tanh_nonnegative", "theorem11_values"]
+
+#: ``tanh(k / 32)`` for ``k = 0 .. 619``.
+TANH_TABLE = np.tanh(np.arange(620) / 32.0)
+TANH_TABLE.setflags(write=False)
+
+
+@njit(cache=True, inline="always")
+def tanh_nonnegative(x, table):
+    """``tanh x`` for ``x >= 0`` by the addition theorem on a ``1/32`` grid (module docstring)."""
+    x = min(x, table.size / 32.0)  # tanh is 1.0 in floating point long before; no integer overflow below
+    k = min(np.int64(x * 32.0), table.size - 1)
+    a = table[k]
+    r = min(x - k * 0.03125, 0.03125)
+    r2 = r * r
+    b = r + r * r2 * (-1.0 / 3.0 + r2 * (2.0 / 15.0 + r2 * (-17.0 / 315.0 + r2 * (62.0 / 2835.0
+                                                                                  + r2 * (-1382.0 / 155925.0)))))
+    return min((a + b) / (1.0 + a * b), 1.0)  # rounding could put a value near 1 one unit above it
 
 
 @njit(cache=True, parallel=True)
-def theorem11_values(indptr, coupling, edge_of, theta, field, out):
+def theorem11_values(indptr, coupling, edge_of, theta, field, out, table):
     """Write the Theorem 11 bound of every CSR slot into ``out`` (same length as ``coupling``).
 
-    ``coupling[slot] = theta[edge_of[slot]]`` (the model's CSR layout).
+    ``coupling[slot] = theta[edge_of[slot]]`` (the model's CSR layout); ``table`` is :data:`TANH_TABLE`.
     """
     edge_tanh = np.empty(theta.size)
     for e in prange(theta.size):
-        decay = math.exp(-2.0 * abs(theta[e]))
-        edge_tanh[e] = (1.0 - decay) / (1.0 + decay)
+        edge_tanh[e] = tanh_nonnegative(abs(theta[e]), table)
     n_rows = indptr.size - 1
     for i in prange(n_rows):
         start = indptr[i]
@@ -56,7 +81,6 @@ def theorem11_values(indptr, coupling, edge_of, theta, field, out):
             if g <= 0.0:
                 out[slot] = edge_tanh[edge_of[slot]]
             else:
-                half_sum = 1.0 / (1.0 + math.exp(-2.0 * (t + g))) - 0.5
                 x = t - g
-                half_diff = 1.0 / (1.0 + math.exp(-2.0 * abs(x))) - 0.5
-                out[slot] = half_sum + math.copysign(half_diff, x)
+                below = tanh_nonnegative(abs(x), table)
+                out[slot] = 0.5 * (tanh_nonnegative(t + g, table) + (below if x >= 0.0 else -below))

@@ -12,9 +12,16 @@ fresh uniform ``u'``), forms the local field over the CSR slots of ``i``
 
 .. math::
 
-    f_i = \theta_i + \sum_{k \in N(i)} \theta_{ik} x_k
+    f_i = \Big(\theta_i + \sum_{k \in N(i),\, k > i} \theta_{ik} x_k\Big)
+          + \sum_{k \in N(i),\, k < i} \theta_{ik} x_k
 
-(accumulated left to right: ``h[i]`` first, then the slots in CSR order) and,
+(each partial sum accumulated in CSR order, i.e. increasing ``k``; the two are added
+last). The order is chosen for speed: in a scan that visits variables in increasing
+order the spins of the lower neighbours were written by the steps just before, so
+the kernel sums everything else while those writes complete, and the last-written
+spin (the largest lower neighbour) enters with a single addition before the
+decision. Any fixed order gives the same sampler; the reference and the kernels
+share this one. Then,
 with a fresh uniform ``u``, sets
 
 .. math::
@@ -171,14 +178,19 @@ def _advance(indptr, neighbors, coupling_bits, h, scan, start, stop, spins, low,
             bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
             step_site = np.int64(uniform_from_bits(bits) * n_vars)
         site = np.uint64(step_site)
-        field = h[site]
         slot, slot_end = np.uint64(indptr[site]), np.uint64(indptr[site + one])
+        lower = 0.0  # neighbours k < i (sorted first in the CSR row)
+        while slot < slot_end and np.uint64(neighbors[slot]) < site:
+            neighbour_sign = np.uint64(np.int64(spins[np.uint64(neighbors[slot])])) & _SIGN_BIT
+            lower += _float_from_bits(coupling_bits[slot] ^ neighbour_sign)
+            slot += one
+        upper = h[site]  # the field, then neighbours k > i
         while slot < slot_end:
             neighbour_sign = np.uint64(np.int64(spins[np.uint64(neighbors[slot])])) & _SIGN_BIT
-            field += _float_from_bits(coupling_bits[slot] ^ neighbour_sign)
+            upper += _float_from_bits(coupling_bits[slot] ^ neighbour_sign)
             slot += one
         bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-        spins[site] = spin_from_field(field, bits, low, high)
+        spins[site] = spin_from_field(upper + lower, bits, low, high)
     return s0, s1, s2, s3
 
 

@@ -24,6 +24,12 @@ and median of ``--repeats`` repeats):
    random state; we neither seed nor read it (this is a timing, not a
    statistical, comparison). Ours is also timed on a long run of the same
    model, where the per-call overhead is amortised.
+3. **Roofline**: the bytes one site update moves (:func:`bytes_per_site_update`)
+   over its time, against a STREAM-like copy measured in the same run on one
+   thread and on all (:mod:`dogs._kernels.bandwidth`).
+4. **Many chains**: ``--chains`` independent chains (``run_gibbs(n_chains=...)``,
+   numba ``prange`` over chains) on a 100 x 100 grid, site updates per second
+   with one numba thread and with all of them, and the scaling factor.
 
 The JSON (written atomically: temporary file + ``os.replace``) records the CPU
 model, core count, numba/numpy/pgmpy versions, the seed, the settings and every
@@ -48,7 +54,16 @@ import numpy as np
 
 PAPER_STEP_SECONDS = 12.65e-6  # DoGS §5.2 footnote 1: one Gibbs step on a 2015 MacBook Pro
 
-__all__ = ["PAPER_STEP_SECONDS", "benchmark_grid", "benchmark_pgmpy", "machine_info", "main"]
+__all__ = [
+    "PAPER_STEP_SECONDS",
+    "benchmark_bandwidth",
+    "benchmark_grid",
+    "benchmark_many_chains",
+    "benchmark_pgmpy",
+    "bytes_per_site_update",
+    "machine_info",
+    "main",
+]
 
 
 def machine_info() -> dict:
@@ -122,11 +137,70 @@ def benchmark_grid(side: int, repeats: int, seed: np.random.SeedSequence) -> dic
         "model": f"open {side}x{side} grid, theta ~ U[0, 0.25], zero field",
         "scan": "systematic (row-major)",
         "n_vars": model.n_vars,
+        "bytes_per_site_update": bytes_per_site_update(model, scan.indices[: model.n_vars]),
         "steps_per_sample_point": n_steps,
         "model_and_scan_setup_s": setup,
         "sample_point": _summary(times, n_steps),
         "paper_step_s": PAPER_STEP_SECONDS,
         "speedup_vs_paper_step_best": PAPER_STEP_SECONDS / (min(times) / n_steps),
+    }
+
+
+def bytes_per_site_update(model, scan_indices) -> float:
+    """Bytes a systematic-scan site update reads and writes, averaged over the scan (the roofline numerator).
+
+    Per step: the scan index (8), ``indptr[i]`` and ``indptr[i + 1]`` (8, the second is the next step's
+    first), the field ``h[i]`` (8), per neighbour slot its index and coupling (8 + 8), the neighbour's
+    spin (1, mostly cached) and the new spin (1). Arrays are ``int64`` / ``float64`` / ``int8``.
+    """
+    degree = np.diff(model.indptr)[np.asarray(scan_indices) % model.n_vars].mean()
+    return 8 + 8 + 8 + degree * (8 + 8 + 1) + 1
+
+
+def benchmark_bandwidth(repeats: int, n_bytes: int = 2**28) -> dict:
+    """STREAM-like copy on one thread and on every numba thread: GB/s of read + write traffic."""
+    import numba
+
+    from dogs._kernels.bandwidth import copy_parallel, copy_serial
+
+    source = np.ones(n_bytes // 16)
+    target = np.empty_like(source)
+    out = {"array_bytes": int(source.nbytes), "threads": numba.get_num_threads()}
+    for name, kernel in (("one_thread", copy_serial), ("all_threads", copy_parallel)):
+        kernel(source, target)  # JIT and first touch
+        seconds = min(_timed(lambda: kernel(source, target), repeats))
+        out[f"{name}_gb_per_s"] = 2 * source.nbytes / seconds / 1e9
+    return out
+
+
+def benchmark_many_chains(side: int, n_chains: int, sweeps: int, repeats: int, seed: np.random.SeedSequence) -> dict:
+    """Independent chains over all cores: site updates per second with one numba thread and with all of them."""
+    import numba
+
+    from dogs.samplers import run_gibbs
+    from dogs.scans import systematic_scan
+
+    model = _grid_with_uniform_couplings(side, np.random.default_rng(seed))
+    scan = systematic_scan(model.n_vars, sweeps * model.n_vars)
+    updates = n_chains * scan.length
+    threads_all = numba.get_num_threads()
+    rates = {}
+    try:
+        for label, threads in (("one_thread", 1), ("all_threads", threads_all)):
+            numba.set_num_threads(threads)
+            run_gibbs(model, systematic_scan(model.n_vars, 10), seed=0, n_chains=n_chains)  # warm-up
+            best = min(_timed(lambda: run_gibbs(model, scan, seed=1, n_chains=n_chains, initial_state=1), repeats))
+            rates[label] = updates / best
+    finally:
+        numba.set_num_threads(threads_all)
+    return {
+        "model": f"open {side}x{side} grid, theta ~ U[0, 0.25], zero field",
+        "chains": n_chains,
+        "site_updates_per_run": updates,
+        "threads": threads_all,
+        "one_thread_updates_per_s": rates["one_thread"],
+        "all_threads_updates_per_s": rates["all_threads"],
+        "scaling": rates["all_threads"] / rates["one_thread"],
     }
 
 
@@ -222,6 +296,7 @@ def _write_json_atomically(payload: dict, path: Path) -> None:
 
 def _table(result: dict) -> str:
     grid, side_by_side = result["grid"], result["pgmpy_comparison"]
+    bandwidth, roofline, many = result["bandwidth"], result["roofline"], result["many_chains"]
     point = grid["sample_point"]
     rows = [
         f"Gibbs benchmark on {result['machine']['cpu_model']} ({result['machine']['cpu_count_usable']} usable cores)",
@@ -229,6 +304,12 @@ def _table(result: dict) -> str:
         f"    ns per site update      best {point['best_ns_per_site_update']:8.2f}   median {point['median_ns_per_site_update']:8.2f}",
         f"    sample point (ms)       best {point['best_s'] * 1e3:8.2f}   median {point['median_s'] * 1e3:8.2f}",
         f"    paper: 12.65 us/step -> ours is {grid['speedup_vs_paper_step_best']:,.0f}x faster per step",
+        f"    roofline: {grid['bytes_per_site_update']:.0f} bytes per update -> "
+        f"{roofline['achieved_gb_per_s']:.1f} GB/s = {100 * roofline['fraction_of_one_thread_copy']:.0f}% of one thread's "
+        f"copy bandwidth ({bandwidth['one_thread_gb_per_s']:.1f} GB/s; all threads {bandwidth['all_threads_gb_per_s']:.1f} GB/s)",
+        f"  many chains: {many['chains']} chains on a {many['model']}: "
+        f"{many['one_thread_updates_per_s'] / 1e6:.0f} M site updates/s on 1 thread, "
+        f"{many['all_threads_updates_per_s'] / 1e6:.0f} M on {many['threads']} ({many['scaling']:.2f}x)",
         f"  {side_by_side['model']}, {side_by_side['sweeps']} sweeps, state kept every sweep",
         f"    pgmpy GibbsSampling     {side_by_side['pgmpy_us_per_site_update_best']:10.3f} us/site update"
         f"   (setup {side_by_side['pgmpy_setup_s']:.1f} s)",
@@ -254,6 +335,7 @@ def _parse(argv):
     parser.add_argument("--pgmpy-side", type=_positive_int, default=4, help="side of the pgmpy grid (default 4; setup is O(p 2^p))")
     parser.add_argument("--pgmpy-sweeps", type=_positive_int, default=100, help="systematic sweeps per pgmpy run (default 100)")
     parser.add_argument("--seed", type=int, default=20170806, help="root seed of the model parameters and chains")
+    parser.add_argument("--chains", type=_positive_int, default=64, help="independent chains of the all-cores run (default 64)")
     args = parser.parse_args(argv)
     if args.side < 2 or args.pgmpy_side < 2:
         parser.error("--side and --pgmpy-side must be >= 2")
@@ -270,9 +352,15 @@ def main(argv=None) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # pgmpy's deprecation notices on import
         info = machine_info()
-        grid_seed, pgmpy_seed = np.random.SeedSequence(args.seed).spawn(2)
+        grid_seed, pgmpy_seed, many_seed = np.random.SeedSequence(args.seed).spawn(3)
         grid = benchmark_grid(args.side, args.repeats, grid_seed)
         side_by_side = benchmark_pgmpy(args.pgmpy_side, args.pgmpy_sweeps, min(args.repeats, 3), pgmpy_seed)
+        bandwidth = benchmark_bandwidth(args.repeats)
+        many = benchmark_many_chains(min(args.side, 100), args.chains, 20, min(args.repeats, 3), many_seed)
+    seconds_per_update = grid["sample_point"]["best_s"] / grid["steps_per_sample_point"]
+    achieved = grid["bytes_per_site_update"] / seconds_per_update / 1e9
+    roofline = {"achieved_gb_per_s": achieved,
+                "fraction_of_one_thread_copy": achieved / bandwidth["one_thread_gb_per_s"]}
     result = {
         "benchmark": "dogs.benchmarks.gibbs",
         "command": " ".join([Path(sys.executable).name, "-m", "dogs.benchmarks.gibbs", *(argv if argv is not None else sys.argv[1:])]),
@@ -282,6 +370,9 @@ def main(argv=None) -> dict:
         "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "grid": grid,
         "pgmpy_comparison": side_by_side,
+        "bandwidth": bandwidth,
+        "roofline": roofline,
+        "many_chains": many,
         "paper_step_s": PAPER_STEP_SECONDS,
         "elapsed_s": time.perf_counter() - started,
     }
