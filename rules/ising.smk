@@ -52,7 +52,7 @@ rule ising10_compute_measure:  # sampler: marginal error of independent chains a
     params:
         python=PYTHON,
         args=step_args("ising10"),
-    threads: 2
+    threads: ALL_CORES  # independent chains over every core (numba prange)
     log:
         result("logs/ising10/compute_measure_rep{rep}.log"),
     benchmark:
@@ -163,7 +163,7 @@ rule ising40_compute_bias:  # sampler: bias of X_1^T on the torus, independent c
     params:
         python=PYTHON,
         args=step_args("ising40"),
-    threads: 2
+    threads: ALL_CORES  # independent chains over every core (numba prange)
     log:
         result("logs/ising40/compute_bias_rep{repetition}.log"),
     benchmark:
@@ -326,7 +326,7 @@ rule loose_bounds_compute_bias:  # sampler: bias of X_1^T for every s
     params:
         python=PYTHON,
         args=step_args("loose_bounds"),
-    threads: 2
+    threads: ALL_CORES  # independent chains over every core (numba prange)
     log:
         result("logs/loose_bounds/compute_bias.log"),
     benchmark:
