@@ -25,6 +25,7 @@ include: "rules/benchmarks.smk"
 include: "rules/ising.smk"
 include: "rules/timing.smk"
 include: "rules/scan_order.smk"
+include: "rules/mcmc_mle.smk"
 include: "rules/tables.smk"
 
 
@@ -119,6 +120,12 @@ rule fig_he2c:  # Fig. 2c: sorted mixing times of every permutation
         figure("scan_order/fig2c_permutations.png"),
 
 
+# ---- DoGS §5.3: MCMC maximum likelihood (Domke 2015, §6) with uniform-scan and DoGS gradient estimates
+rule fig3:  # parameter error vs gradient step and vs site updates, 3x3 and 4x4 grids, five runs per scan
+    input:
+        figure("mcmc_mle/fig3_parameter_error.png"),
+
+
 # ---- Paper-vs-ours table
 rule table_paper_vs_ours:
     input:
@@ -138,6 +145,7 @@ rule all_without_data:  # everything that needs no data set from the data direct
         rules.fig15.input,
         rules.fig8.input,
         rules.fig2.input,
+        rules.fig3.input,
         rules.fig10.input,
         rules.fig11.input,
         rules.table_he1.input,

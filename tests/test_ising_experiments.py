@@ -23,26 +23,10 @@ from dogs.models.binary import BinaryPairwiseMRF, grid_edges
 from dogs.scans.base import Scan
 from dogs.scans.variation import dobrushin_variation
 
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = ROOT / "config" / "schema.yaml"
+from experiment_cli import ROOT, SCHEMA, merged_configs, outputs_in, run
 
 
-def _merged_config() -> dict:
-    """config.yaml with smoke.yaml on top (recursive, like Snakemake's --configfile)."""
-
-    def update(base, extra):
-        for key, value in extra.items():
-            if isinstance(value, dict) and isinstance(base.get(key), dict):
-                update(base[key], value)
-            else:
-                base[key] = value
-        return base
-
-    full = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    return full, update(copy.deepcopy(full), yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text()))
-
-
-FULL, SMOKE = _merged_config()
+FULL, SMOKE = merged_configs()
 
 TINY10 = {
     "side": 4, "n_replicates": 2, "field_values": [0.0, 1.0], "coupling_range": [0.0, 0.25],
@@ -67,24 +51,6 @@ TINY_LOOSE = {
     "bias": {"scans": ["systematic", "dogs"], "n_chains": 40, "lengths": {"start": 2, "stop": 48, "per_decade": 4},
              "initial_state": 1, "speed_level": 0.3},
 }
-
-
-def run(module, step, settings, seed, *, inputs=None, outputs=None, wildcards=None, threads=1, smoke=False):
-    """Run one experiment step through its command line, as a Snakemake rule would."""
-    argv = [step, "--settings", json.dumps(settings), "--seed", str(seed), "--threads", str(threads),
-            "--schema", str(SCHEMA)]
-    for option, named in (("--input", inputs), ("--output", outputs), ("--wildcard", wildcards)):
-        for name, value in (named or {}).items():
-            for item in value if isinstance(value, (list, tuple)) else [value]:
-                argv += [option, f"{name}={item}"]
-    if smoke:
-        argv.append("--smoke")
-    assert module.EXPERIMENT.main(argv) == 0
-
-
-def outputs_in(folder, **names):
-    """``{name: folder / file}`` for the outputs of a step."""
-    return {name: Path(folder) / file for name, file in names.items()}
 
 
 GUARANTEE_FILES = dict(model="model.npz", guarantees="guarantees.csv", scans="scans.npz",

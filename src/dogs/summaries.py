@@ -7,6 +7,8 @@ numbers the DoGS figures and the paper-vs-ours verdicts use:
   error ``sd / sqrt(N)``, for every ``T`` (the measured bias of ``X_1^T`` in DoGS Figs. 5, 8, 13, where
   ``E_pi[X_1] = 0``);
 - :func:`first_at_or_below`: the first ``T`` at which a measured ``|mean|`` reaches a level;
+- :func:`first_sustained_at_or_below`: the first point of a noisy trace whose trailing median over a window
+  reaches a level (a single lucky dip does not count);
 - :func:`mean_abs_bias`: the mean of ``|mean|`` over the grid, one number per curve;
 - :func:`noise_floor`: the expected ``sum_i |p_hat_i - p_i|`` of ``N`` exact independent samples, below
   which no sampler's measured marginal error can be told apart from exact sampling.
@@ -17,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["first_at_or_below", "mean_abs_bias", "mean_by_length", "noise_floor"]
+__all__ = ["first_at_or_below", "first_sustained_at_or_below", "mean_abs_bias", "mean_by_length", "noise_floor"]
 
 
 def mean_by_length(lengths, values) -> pd.DataFrame:
@@ -47,6 +49,23 @@ def first_at_or_below(frame: pd.DataFrame, level: float):
     ordered = frame.sort_values("T")
     hit = ordered[np.abs(ordered["mean"]) <= level]
     return int(hit["T"].iloc[0]) if len(hit) else None
+
+
+def first_sustained_at_or_below(positions, values, level: float, window: int):
+    """First position at which the median of the last ``window`` values (ending there) is at most ``level``.
+
+    For a noisy trace (the parameter error of stochastic gradient steps, say): a crossing counts only
+    when the typical value over a window has reached the level, not at the first chance dip. Returns
+    ``None`` if it never happens (fewer than ``window`` points never qualify).
+    """
+    positions = np.asarray(positions)
+    values = np.asarray(values, dtype=np.float64)
+    if window < 1:
+        raise ValueError(f"window must be >= 1, got {window}")
+    for end in range(window, values.size + 1):
+        if np.median(values[end - window:end]) <= level:
+            return positions[end - 1].item()
+    return None
 
 
 def mean_abs_bias(frame: pd.DataFrame) -> float:

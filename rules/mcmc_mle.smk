@@ -1,0 +1,84 @@
+# DoGS §5.3 (Fig. 3): MCMC maximum likelihood with uniform-scan and DoGS gradient estimates.
+#   mcmc_mle/{mle_model}/   training_data.npz, theta_star.npz (exact optimum), trace.csv (every run's error)
+#   mcmc_mle/               summary.csv (site updates to the accuracy level), claims
+
+MCMC_MLE_MODELS = [m["name"] for m in config["mcmc_mle"]["models"]]
+
+
+wildcard_constraints:
+    mle_model="|".join(MCMC_MLE_MODELS),
+
+
+rule mcmc_mle_compute_optimum:  # training data and the exact constrained optimum eta* (enumeration)
+    output:
+        training_data=result("mcmc_mle/{mle_model}/training_data.npz"),
+        theta_star=result("mcmc_mle/{mle_model}/theta_star.npz"),
+    params:
+        python=PYTHON,
+        args=step_args("mcmc_mle"),
+    log:
+        result("logs/mcmc_mle/compute_optimum_{mle_model}.log"),
+    benchmark:
+        result("benchmarks/snakemake/mcmc_mle_compute_optimum_{mle_model}.tsv")
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.mcmc_mle compute-optimum {params.args}"
+        " > {log} 2>&1"
+
+
+rule mcmc_mle_compute_trace:  # sampler: projected stochastic gradient ascent, both scans, every replicate
+    input:
+        training_data=result("mcmc_mle/{mle_model}/training_data.npz"),
+        theta_star=result("mcmc_mle/{mle_model}/theta_star.npz"),
+    output:
+        trace=result("mcmc_mle/{mle_model}/trace.csv"),
+    params:
+        python=PYTHON,
+        args=step_args("mcmc_mle"),
+    threads: ALL_CORES  # independent chains over every core (numba prange)
+    log:
+        result("logs/mcmc_mle/compute_trace_{mle_model}.log"),
+    benchmark:
+        result("benchmarks/snakemake/mcmc_mle_compute_trace_{mle_model}.tsv")
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.mcmc_mle compute-trace {params.args}"
+        " > {log} 2>&1"
+
+
+rule mcmc_mle_summarise:
+    input:
+        traces=expand(result("mcmc_mle/{mle_model}/trace.csv"), mle_model=MCMC_MLE_MODELS),
+    output:
+        summary=result("mcmc_mle/summary.csv"),
+        claims=result("claims/mcmc_mle.json"),
+    params:
+        python=PYTHON,
+        args=step_args("mcmc_mle"),
+    log:
+        result("logs/mcmc_mle/summarise.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.mcmc_mle summarise {params.args} > {log} 2>&1"
+
+
+rule mcmc_mle_plot_fig3:
+    input:
+        traces=expand(result("mcmc_mle/{mle_model}/trace.csv"), mle_model=MCMC_MLE_MODELS),
+    output:
+        figure=figure("mcmc_mle/fig3_parameter_error.png"),
+    params:
+        python=PYTHON,
+        args=step_args("mcmc_mle"),
+    log:
+        result("logs/mcmc_mle/plot_fig3.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.mcmc_mle plot-fig3 {params.args} > {log} 2>&1"
+
+
+CLAIM_FILES.append(result("claims/mcmc_mle.json"))

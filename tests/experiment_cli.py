@@ -1,0 +1,45 @@
+"""Running experiment steps in tests as a Snakemake rule would, and the merged configs (shared by the tests)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = ROOT / "config" / "schema.yaml"
+
+
+def merged_configs() -> tuple[dict, dict]:
+    """``(config.yaml, config.yaml with smoke.yaml on top)``, merged recursively like Snakemake's --configfile."""
+
+    def update(base, extra):
+        for key, value in extra.items():
+            if isinstance(value, dict) and isinstance(base.get(key), dict):
+                update(base[key], value)
+            else:
+                base[key] = value
+        return base
+
+    full = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    return full, update(copy.deepcopy(full), yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text()))
+
+
+def run(module, step, settings, seed, *, inputs=None, outputs=None, wildcards=None, threads=1, smoke=False):
+    """Run one experiment step through its command line, as a Snakemake rule would."""
+    argv = [step, "--settings", json.dumps(settings), "--seed", str(seed), "--threads", str(threads),
+            "--schema", str(SCHEMA)]
+    for option, named in (("--input", inputs), ("--output", outputs), ("--wildcard", wildcards)):
+        for name, value in (named or {}).items():
+            for item in value if isinstance(value, (list, tuple)) else [value]:
+                argv += [option, f"{name}={item}"]
+    if smoke:
+        argv.append("--smoke")
+    assert module.EXPERIMENT.main(argv) == 0
+
+
+def outputs_in(folder, **names):
+    """``{name: folder / file}`` for the outputs of a step."""
+    return {name: Path(folder) / file for name, file in names.items()}
