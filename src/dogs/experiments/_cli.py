@@ -114,6 +114,12 @@ class StepContext:
     def has_input(self, name: str) -> bool:
         return name in self._inputs
 
+    def outputs(self, name: str) -> list[Path]:
+        """Every file the rule declared as output ``name`` (in the rule's order)."""
+        if name not in self._outputs:
+            raise SettingsError(f"step {self.step} needs --output {name}=PATH (the rule's output named {name!r})")
+        return [Path(p) for p in self._outputs[name]]
+
     def output(self, name: str) -> Path:
         """The file the rule declared as output ``name``."""
         if name not in self._outputs:

@@ -1,0 +1,98 @@
+# Annular augmentation on the periodic Ising lattice (AA §3.1, Figs. 3-5, Tables 1-9).
+#   annular/{group}/setting{k}/   truth.npz (junction tree, LBP), errors.csv (twelve samplers x runs)
+#   annular/                      summary.csv, tables_aa.md / .csv (ours beside the paper's), claims
+
+AA_GROUPS = config["annular_ising"]["groups"]
+AA_SAMPLER_GROUPS = [name for name, group in AA_GROUPS.items() if group["samplers"]]
+AA_TRUTH_GROUPS = [name for name, group in AA_GROUPS.items() if not group["samplers"]]
+
+
+def aa_settings(group):
+    """Indices 0..n-1 of the settings of a group (the length of its list-valued key)."""
+    spec = AA_GROUPS[group]
+    values = spec["strength"] if isinstance(spec["strength"], list) else spec["bias_scale"]
+    return list(range(len(values)))
+
+
+def aa_files(name, groups):
+    return [result(f"annular/{g}/setting{k}/{name}") for g in groups for k in aa_settings(g)]
+
+
+wildcard_constraints:
+    aa_setting=r"\d+",
+    aa_figure="|".join(AA_SAMPLER_GROUPS),
+
+
+rule annular_ising_compute:  # sampler: truth, LBP and the twelve samplers at equal cost, one setting
+    output:
+        truth=result("annular/{aa_group}/setting{aa_setting}/truth.npz"),
+        errors=result("annular/{aa_group}/setting{aa_setting}/errors.csv"),
+    wildcard_constraints:
+        aa_group="|".join(AA_SAMPLER_GROUPS),
+    params:
+        python=PYTHON,
+        args=step_args("annular_ising"),
+    log:
+        result("logs/annular/compute_{aa_group}_setting{aa_setting}.log"),
+    benchmark:
+        result("benchmarks/snakemake/annular_ising_compute_{aa_group}_setting{aa_setting}.tsv")
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.annular_ising compute {params.args} > {log} 2>&1"
+
+
+rule annular_ising_compute_truth:  # truth and LBP only (Table 1), one setting
+    output:
+        truth=result("annular/{aa_group}/setting{aa_setting}/truth.npz"),
+    wildcard_constraints:
+        aa_group="|".join(AA_TRUTH_GROUPS) or "(?!)",
+    params:
+        python=PYTHON,
+        args=step_args("annular_ising"),
+    log:
+        result("logs/annular/compute_{aa_group}_setting{aa_setting}.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.annular_ising compute {params.args} > {log} 2>&1"
+
+
+rule annular_ising_summarise:
+    input:
+        truth=aa_files("truth.npz", AA_GROUPS),
+        errors=aa_files("errors.csv", AA_SAMPLER_GROUPS),
+        paper_tables="config/paper_tables/annular_augmentation.csv",
+    output:
+        summary=result("annular/summary.csv"),
+        tables_md=result("annular/tables_aa.md"),
+        tables_csv=result("annular/tables_aa.csv"),
+        claims=result("claims/annular_ising.json"),
+    params:
+        python=PYTHON,
+        args=step_args("annular_ising"),
+    log:
+        result("logs/annular/summarise.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.annular_ising summarise {params.args} > {log} 2>&1"
+
+
+rule annular_ising_plot_heatmaps:
+    input:
+        summary=result("annular/summary.csv"),
+    output:
+        figure=figure("annular/{aa_figure}_heatmaps.png"),
+    params:
+        python=PYTHON,
+        args=step_args("annular_ising"),
+    log:
+        result("logs/annular/plot_{aa_figure}.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.annular_ising plot-heatmaps {params.args} > {log} 2>&1"
+
+
+CLAIM_FILES.append(result("claims/annular_ising.json"))
