@@ -7,17 +7,6 @@ AA_SAMPLER_GROUPS = [name for name, group in AA_GROUPS.items() if group["sampler
 AA_TRUTH_GROUPS = [name for name, group in AA_GROUPS.items() if not group["samplers"]]
 
 
-def aa_settings(group):
-    """Indices 0..n-1 of the settings of a group (the length of its list-valued key)."""
-    spec = AA_GROUPS[group]
-    values = spec["strength"] if isinstance(spec["strength"], list) else spec["bias_scale"]
-    return list(range(len(values)))
-
-
-def aa_files(name, groups):
-    return [result(f"annular/{g}/setting{k}/{name}") for g in groups for k in aa_settings(g)]
-
-
 wildcard_constraints:
     aa_setting=r"\d+",
     aa_figure="|".join(AA_SAMPLER_GROUPS),

@@ -82,3 +82,15 @@ def dataset(name):
         return str(require_dataset(name, config.get("data_dir")))
     except DatasetMissingError as exc:
         raise WorkflowError(str(exc)) from None
+
+
+def aa_settings(group):
+    """Indices 0..n-1 of the settings of an annular_ising group (the length of its list-valued key)."""
+    spec = config["annular_ising"]["groups"][group]
+    values = spec["strength"] if isinstance(spec["strength"], list) else spec["bias_scale"]
+    return list(range(len(values)))
+
+
+def aa_files(name, groups):
+    """The per-setting result files ``name`` of the annular_ising groups ``groups``."""
+    return [result(f"annular/{g}/setting{k}/{name}") for g in groups for k in aa_settings(g)]
