@@ -94,3 +94,22 @@ def aa_settings(group):
 def aa_files(name, groups):
     """The per-setting result files ``name`` of the annular_ising groups ``groups``."""
     return [result(f"annular/{g}/setting{k}/{name}") for g in groups for k in aa_settings(g)]
+
+
+def bm_units(name):
+    """Units d of a boltzmann data set (6 for the heart-disease table)."""
+    spec = config["boltzmann"]["datasets"][name]
+    return 6 if spec["source"] == "heart_disease" else spec["units"]
+
+
+def bm_chain_files(name=None):
+    """The posterior files of every boltzmann data set (or one), one per inner sampler; the exact chain only for d <= 10."""
+    names = [name] if name else list(config["boltzmann"]["datasets"])
+    return [result(f"heart_disease/{n}/posterior_{s}.npz") for n in names for s in config["boltzmann"]["samplers"]
+            if s != "exact" or bm_units(n) <= 10]
+
+
+def bm_data_inputs(wildcards):
+    """The heart-disease table for the heart data set (stops the workflow with instructions when it is missing)."""
+    spec = config["boltzmann"]["datasets"][wildcards.bm_dataset]
+    return [dataset("heart_disease") + "/reinis_counts.csv"] if spec["source"] == "heart_disease" else []

@@ -94,7 +94,7 @@ def test_every_result_has_a_sidecar(smoke_run):
 
 @pytest.mark.workflow
 def test_paper_scale_dag_plans():
-    proc = snakemake("-n", "--quiet", "rules")
+    proc = snakemake("-n", "--quiet", "rules", SMOKE_TARGET)
     assert proc.returncode == 0, _output_tail(proc)
 
 

@@ -19,7 +19,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DATASETS", "DatasetMissingError", "data_dir", "require_dataset"]
+import numpy as np
+
+__all__ = ["DATASETS", "HEART_DISEASE_FACTORS", "DatasetMissingError", "data_dir", "load_heart_disease", "require_dataset"]
 
 ENV_VAR = "DOGS_DATA_DIR"
 
@@ -91,3 +93,30 @@ def require_dataset(name: str, config_value: str | None = None) -> Path:
                 f"  Get a fresh copy from {spec.source}."
             )
     return folder
+
+
+#: The six risk factors of the heart-disease table, in its column order (Edwards & Havranek's A-F).
+HEART_DISEASE_FACTORS = ("smoke", "mental", "phys", "systol", "protein", "family")
+
+
+def load_heart_disease(folder) -> np.ndarray:
+    """The 1841 people of the heart-disease table as ``{0, 1}`` rows (int8), one column per risk factor.
+
+    ``reinis_counts.csv`` has one row per cell of the 2^6 table with levels ``y``/``n`` (the source's own
+    labels). Its provenance notes establish that the first level ``y`` is the *absent or low* state (no
+    strenuous work, blood pressure < 140, negative family history, ...), so ``x = 1`` codes the level ``n``:
+    the risk factor present or high. Any consistent coding describes the same Boltzmann machine up to the
+    signs of its parameters. Each cell's row is repeated ``count`` times.
+    """
+    import pandas as pd
+
+    path = Path(folder) / "reinis_counts.csv"
+    table = pd.read_csv(path)
+    expected = [*HEART_DISEASE_FACTORS, "count"]
+    if list(table.columns) != expected or len(table) != 64:
+        raise DatasetMissingError(f"{path}: expected 64 rows with columns {expected}")
+    levels = table[list(HEART_DISEASE_FACTORS)]
+    if not levels.isin(["y", "n"]).all().all():
+        raise DatasetMissingError(f"{path}: levels must be 'y' or 'n'")
+    units = (levels == "n").to_numpy().astype(np.int8)
+    return np.repeat(units, table["count"].to_numpy(), axis=0)

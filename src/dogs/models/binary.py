@@ -96,6 +96,30 @@ class BinaryPairwiseMRF:
             value.setflags(write=False)
             object.__setattr__(self, name, value)
 
+    def with_parameters(self, theta, h) -> "BinaryPairwiseMRF":
+        """The same graph with new couplings ``theta`` (one per edge) and field ``h``, without rebuilding it.
+
+        The edge list, CSR neighbour lists and ``edge_of`` are shared (they are read-only); only the
+        parameters are checked. Much cheaper than the constructor when the same graph is re-parameterised
+        many times (an MCMC over parameters, say).
+        """
+        theta = np.array(theta, dtype=np.float64)
+        h = np.array(h, dtype=np.float64)
+        if theta.shape != (self.n_edges,) or h.shape != (self.n_vars,):
+            raise ValueError(f"theta must have shape ({self.n_edges},) and h ({self.n_vars},), "
+                             f"got {theta.shape} and {h.shape}")
+        if not (np.all(np.isfinite(theta)) and np.all(np.isfinite(h))):
+            raise ValueError("theta and h must be finite")
+        new = object.__new__(BinaryPairwiseMRF)
+        coupling = theta[self.edge_of]
+        for name, value in (("edges", self.edges), ("theta", theta), ("h", h), ("shape", self.shape),
+                            ("indptr", self.indptr), ("neighbors", self.neighbors), ("coupling", coupling),
+                            ("edge_of", self.edge_of)):
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+            object.__setattr__(new, name, value)
+        return new
+
     # ------------------------------------------------------------------ basics
     @property
     def n_vars(self) -> int:

@@ -47,19 +47,19 @@ PRIOR_CLIP = 1e-9
 
 
 class SamplerEstimate(dict):
-    """``{"node_marginals", "edge_tables", "log_ratio", "density_evaluations"}`` of one sampler run."""
+    """``{"node_marginals", "edge_tables", "log_ratio", "density_evaluations", "state"}`` of one sampler run
+    (``state``: the chain's final state)."""
 
 
-def _estimate(node, tables, log_ratio, evaluations) -> SamplerEstimate:
+def _estimate(result: BinaryChainResult, node, tables, log_ratio) -> SamplerEstimate:
     return SamplerEstimate(node_marginals=node, edge_tables=tables, log_ratio=log_ratio,
-                           density_evaluations=int(evaluations))
+                           density_evaluations=int(result.work.density_evaluations), state=result.state)
 
 
 def _plain(result: BinaryChainResult, delta) -> SamplerEstimate:
     samples = result.samples
     log_ratio = None if delta is None else log_mean_exp_quadratic(samples, delta)
-    return _estimate(empirical_node_marginals(samples), empirical_edge_tables(samples, result.edges), log_ratio,
-                     result.work.density_evaluations)
+    return _estimate(result, empirical_node_marginals(samples), empirical_edge_tables(samples, result.edges), log_ratio)
 
 
 def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, lbp_marginals=None, seed,
@@ -98,7 +98,9 @@ def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, l
         raise TypeError(f"seed must be a numpy.random.SeedSequence, got {type(seed).__name__}")
     prior = None if lbp_marginals is None else np.clip(np.asarray(lbp_marginals, dtype=np.float64),
                                                        PRIOR_CLIP, 1.0 - PRIOR_CLIP)
-    children = dict(zip(AA_SAMPLERS, np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key).spawn(len(AA_SAMPLERS))))
+    def child(name):  # child k of the seed: the same SeedSequence as seed.spawn()'s k-th, without building the others
+        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, AA_SAMPLERS.index(name)))
+
     d = model.n_vars
     common = dict(initial_state=initial_state, edges=edges, delta=delta)
     out: dict[str, SamplerEstimate] = {}
@@ -107,28 +109,29 @@ def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, l
             continue
         if name == "HMC":
             result = exact_hmc(model, n_samples=budget["hmc_samples"], travel_time=budget["hmc_travel_time"],
-                               seed=children[name], **common)
+                               seed=child(name), **common)
             out[name] = _plain(result, delta)
         elif name == "CMH":
             result = coordinate_metropolis(model, n_samples=budget["cmh_samples"], proposals_per_sample=d,
-                                           seed=children[name], **common)
+                                           seed=child(name), **common)
             out[name] = _plain(result, delta)
         elif name == "CMH + LBP":
             result = coordinate_metropolis_lbp(model, prior, n_samples=budget["cmh_samples"], proposals_per_sample=d,
-                                               seed=children[name], **common)
+                                               seed=child(name), **common)
             out[name] = _plain(result, delta)
         else:
             base = name.split(" ")[0]
             with_lbp = name.endswith("LBP")
             chain_name = f"{base} + RB + LBP" if with_lbp else base  # the RB and plain versions share one chain
             result = annular_sampler(model, operator=_OPERATORS[base], prior=prior if with_lbp else None,
-                                     n_iterations=budget["annular_iterations"], seed=children[chain_name],
+                                     n_iterations=budget["annular_iterations"], seed=child(chain_name),
                                      rao_blackwell=True, **common)
-            rb = _estimate(result.node_marginals, result.edge_tables, result.log_ratio, result.work.density_evaluations)
+            rb = _estimate(result, result.node_marginals, result.edge_tables, result.log_ratio)
             if with_lbp:
                 out[name] = rb
             else:
-                for variant, estimate in ((base, _plain(result, delta)), (f"{base} + RB", rb)):
-                    if variant in names:
-                        out[variant] = estimate
+                if f"{base} + RB" in names:
+                    out[f"{base} + RB"] = rb
+                if base in names:
+                    out[base] = _plain(result, delta)
     return {name: out[name] for name in names}

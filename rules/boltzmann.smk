@@ -1,0 +1,139 @@
+# Boltzmann-machine posteriors with estimated partition-function ratios (AA §3.2, appendix A.4, Figs. 6-8).
+#   heart_disease/{dataset}/        data.npz, posterior_{sampler}.npz (the W samples of every chain)
+#   heart_disease/                  log_ratio_errors.csv (Fig. 6), fractions_within.csv (Fig. 8), claims
+# The heart data set comes from the data directory (README, Data); the synthetic ones are drawn here.
+
+
+BM_SMALL = [n for n in config["boltzmann"]["datasets"] if bm_units(n) <= 10]
+BM_LARGE = [n for n in config["boltzmann"]["datasets"] if bm_units(n) > 10]
+
+
+wildcard_constraints:
+    bm_dataset="|".join(config["boltzmann"]["datasets"]),
+
+
+rule boltzmann_compute_data:  # the heart-disease table, or synthetic data from a random Boltzmann machine
+    input:
+        bm_data_inputs,
+    output:
+        data=result("heart_disease/{bm_dataset}/data.npz"),
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
+    log:
+        result("logs/heart_disease/compute_data_{bm_dataset}.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.boltzmann compute-data {params.args} > {log} 2>&1"
+
+
+rule boltzmann_compute_chains:  # sampler: approximate MH chains with every inner sampler and the exact ratio (d <= 10)
+    input:
+        data=result("heart_disease/{bm_dataset}/data.npz"),
+    output:
+        **{f"chains_{s}": result(f"heart_disease/{{bm_dataset}}/posterior_{s}.npz") for s in config["boltzmann"]["samplers"]},
+    wildcard_constraints:
+        bm_dataset="|".join(BM_SMALL) or "(?!)",
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
+    log:
+        result("logs/heart_disease/compute_chains_{bm_dataset}.log"),
+    benchmark:
+        result("benchmarks/snakemake/boltzmann_compute_chains_{bm_dataset}.tsv")
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.boltzmann compute-chains {params.args} > {log} 2>&1"
+
+
+rule boltzmann_compute_chains_large:  # the same without the exact chain (2^d states cannot be enumerated)
+    input:
+        data=result("heart_disease/{bm_dataset}/data.npz"),
+    output:
+        **{f"chains_{s}": result(f"heart_disease/{{bm_dataset}}/posterior_{s}.npz")
+           for s in config["boltzmann"]["samplers"] if s != "exact"},
+    wildcard_constraints:
+        bm_dataset="|".join(BM_LARGE) or "(?!)",
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
+    log:
+        result("logs/heart_disease/compute_chains_{bm_dataset}.log"),
+    benchmark:
+        result("benchmarks/snakemake/boltzmann_compute_chains_{bm_dataset}.tsv")
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.boltzmann compute-chains {params.args} > {log} 2>&1"
+
+
+rule boltzmann_summarise:
+    input:
+        chains=bm_chain_files(),
+    output:
+        errors=result("heart_disease/log_ratio_errors.csv"),
+        fractions=result("heart_disease/fractions_within.csv"),
+        claims=result("claims/boltzmann.json"),
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
+    log:
+        result("logs/heart_disease/summarise.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.boltzmann summarise {params.args} > {log} 2>&1"
+
+
+rule boltzmann_plot_fig6:
+    input:
+        errors=result("heart_disease/log_ratio_errors.csv"),
+    output:
+        figure=figure("heart_disease/fig6_log_ratio_errors.png"),
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
+    log:
+        result("logs/heart_disease/plot_fig6.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.boltzmann plot-fig6 {params.args} > {log} 2>&1"
+
+
+rule boltzmann_plot_fig7:
+    input:
+        chains=bm_chain_files("heart"),
+    output:
+        figure=figure("heart_disease/fig7_posterior.png"),
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
+    log:
+        result("logs/heart_disease/plot_fig7.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.boltzmann plot-fig7 {params.args} > {log} 2>&1"
+
+
+rule boltzmann_plot_fig8:
+    input:
+        fractions=result("heart_disease/fractions_within.csv"),
+    output:
+        figure=figure("heart_disease/fig8_fraction_within.png"),
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
+    log:
+        result("logs/heart_disease/plot_fig8.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.boltzmann plot-fig8 {params.args} > {log} 2>&1"
+
+
+if dataset_available("heart_disease"):
+    CLAIM_FILES.append(result("claims/boltzmann.json"))
