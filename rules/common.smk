@@ -1,6 +1,7 @@
 # Helpers shared by all rule files (output locations, config slices, data sets).
 
 import json
+import os
 import shlex
 import sys
 
@@ -112,4 +113,9 @@ def bm_chain_files(name=None):
 def bm_data_inputs(wildcards):
     """The heart-disease table for the heart data set (stops the workflow with instructions when it is missing)."""
     spec = config["boltzmann"]["datasets"][wildcards.bm_dataset]
-    return [dataset("heart_disease") + "/reinis_counts.csv"] if spec["source"] == "heart_disease" else []
+    return [os.path.join(dataset("heart_disease"), "reinis_counts.csv")] if spec["source"] == "heart_disease" else []
+
+
+def msrc_archive(wildcards):
+    """The MSRC v1 zip in the data directory (stops the workflow with instructions when it is missing or corrupt)."""
+    return os.path.join(dataset("msrc_v1"), "MSRC_ObjCategImageDatabase_v1.zip")

@@ -49,10 +49,14 @@ DATASETS = {
     ),
     "msrc_v1": Dataset(
         folder="msrc_v1",
-        files={"MSRC_ObjCategImageDatabase_v1.zip": None},
+        files={
+            "MSRC_ObjCategImageDatabase_v1.zip": "aaece8871c6e295febf2cb8018b7fbbd0fb8f7c78982003c8071e601cf674f27",
+            "MANIFEST.csv": "63edc17127299f96cc43f0c4f0d37d172cb6ebdb91dd6187d6314e0dfc9b7306",
+        },
         source=(
             "Microsoft Research Cambridge Object Recognition Image Database v1, from Microsoft's download "
-            "page (search 'MSRC object category image database v1'); keep the zip as downloaded"
+            "page (search 'MSRC object category image database v1'); keep the zip as downloaded, next to "
+            "MANIFEST.csv (one row per member: file, kind, bytes, sha256, ...; see data/README.md)"
         ),
     ),
 }
@@ -64,12 +68,19 @@ def data_dir(config_value: str | None = None) -> Path:
     return Path(value).expanduser()
 
 
+_CHECKED: dict = {}  # (path, size, mtime) -> SHA-256, so that a process hashes each file once
+
+
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _CHECKED:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _CHECKED[key] = digest.hexdigest()
+    return _CHECKED[key]
 
 
 def require_dataset(name: str, config_value: str | None = None) -> Path:

@@ -1,0 +1,132 @@
+# DoGS §5.5 (Figs. 6, 7, 16): targeted MSRC v1 segmentation with the Markov field aspect model.
+#   msrc/                 features.npz (every image's descriptors and words), dogs_scan.npz, summary.csv, claims
+#   msrc/split{k}/        hamming.csv (per test image, method and region), labels.npz (label maps)
+# The images come from the data directory (README, Data).
+
+MSRC_SPLITS = list(range(config["msrc"]["splits"]))
+
+
+wildcard_constraints:
+    split=r"\d+",
+
+
+rule msrc_compute_features:  # every image: DAISY descriptors, colour and position words, majority patch labels
+    input:
+        archive=msrc_archive,
+    output:
+        features=result("msrc/features.npz"),
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
+    log:
+        result("logs/msrc/compute_features.log"),
+    benchmark:
+        result("benchmarks/snakemake/msrc_compute_features.tsv")
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.msrc compute-features {params.args} > {log} 2>&1"
+
+
+rule msrc_compute_scan:  # the DoGS scan of the centre region, once for every image
+    output:
+        dogs_scan=result("msrc/dogs_scan.npz"),
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
+    log:
+        result("logs/msrc/compute_scan.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.msrc compute-scan {params.args} > {log} 2>&1"
+
+
+rule msrc_compute_split:  # sampler: PLSA on the training images, MFAM Gibbs on the test images, both scans
+    input:
+        features=result("msrc/features.npz"),
+        dogs_scan=result("msrc/dogs_scan.npz"),
+    output:
+        hamming=result("msrc/split{split}/hamming.csv"),
+        labels=result("msrc/split{split}/labels.npz"),
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
+    log:
+        result("logs/msrc/compute_split{split}.log"),
+    benchmark:
+        result("benchmarks/snakemake/msrc_compute_split{split}.tsv")
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.msrc compute-split {params.args} > {log} 2>&1"
+
+
+rule msrc_summarise:
+    input:
+        hamming=expand(result("msrc/split{split}/hamming.csv"), split=MSRC_SPLITS),
+        dogs_scan=result("msrc/dogs_scan.npz"),
+    output:
+        summary=result("msrc/summary.csv"),
+        claims=result("claims/msrc.json"),
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
+    log:
+        result("logs/msrc/summarise.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.msrc summarise {params.args} > {log} 2>&1"
+
+
+rule msrc_plot_fig6:
+    input:
+        labels=[result("msrc/split0/labels.npz")],
+    output:
+        figure=figure("msrc/fig6_segmentation.png"),
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
+    log:
+        result("logs/msrc/plot_fig6.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.msrc plot-fig6 {params.args} > {log} 2>&1"
+
+
+rule msrc_plot_fig16:
+    input:
+        labels=expand(result("msrc/split{split}/labels.npz"), split=MSRC_SPLITS[:3]),
+    output:
+        figure=figure("msrc/fig16_segmentation_repetitions.png"),
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
+    log:
+        result("logs/msrc/plot_fig16.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.msrc plot-fig16 {params.args} > {log} 2>&1"
+
+
+rule msrc_plot_fig7:
+    input:
+        summary=result("msrc/summary.csv"),
+    output:
+        figure=figure("msrc/fig7_hamming_error.png"),
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
+    log:
+        result("logs/msrc/plot_fig7.log"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.msrc plot-fig7 {params.args} > {log} 2>&1"
+
+
+if dataset_available("msrc_v1"):
+    CLAIM_FILES.append(result("claims/msrc.json"))

@@ -1,0 +1,9 @@
+"""Targeted image segmentation with the Markov field aspect model (DoGS §5.5): MSRC v1, patches, features, MFAM.
+
+- :mod:`dogs.segmentation.msrc`: the MSRC v1 database read from its zip, checked against its manifest;
+- :mod:`dogs.segmentation.features`: the patch grid, majority labels, texture / colour / position words;
+- :mod:`dogs.segmentation.mfam`: the MFAM posterior (DoGS eq. 4) as a Potts model, the region of interest and
+  the Hamming error.
+
+PLSA itself lives in :mod:`dogs.learning.plsa`.
+"""
