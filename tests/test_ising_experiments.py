@@ -29,13 +29,13 @@ from experiment_cli import ROOT, SCHEMA, merged_configs, outputs_in, run
 FULL, SMOKE = merged_configs()
 
 TINY10 = {
-    "side": 4, "n_replicates": 2, "field_values": [0.0, 1.0], "coupling_range": [0.0, 0.25],
+    "systematic_phase": "paper", "side": 4, "n_replicates": 2, "field_values": [0.0, 1.0], "coupling_range": [0.0, 0.25],
     "lengths": {"start": 8, "stop": 64, "step": 8}, "max_iterations": 10,
     "measure": {"replicates": [0], "scans": ["uniform", "systematic", "dogs", "dogs_iterated"], "n_chains": 200,
                 "lengths": {"start": 4, "stop": 32, "step": 4}, "initial_state": 1},
 }
 TINY40 = {
-    "side": 5, "target": 0, "max_iterations": 10,
+    "systematic_phase": "paper", "side": 5, "target": 0, "max_iterations": 10,
     "models": {
         "open": {"coupling": float(np.arctanh(0.25)), "torus": False, "field": 0.0,
                  "lengths": {"start": 25, "stop": 100, "step": 25}, "segments": [0.0, 0.5, 1.0]},
@@ -46,7 +46,7 @@ TINY40 = {
              "lengths": {"start": 5, "stop": 100, "per_decade": 4}, "initial_state": 1, "speed_level": 0.3},
 }
 TINY_LOOSE = {
-    "side": 4, "torus": True, "coupling": 0.165, "field": 0.0, "target": 0, "scales": [1.0, 1.5],
+    "systematic_phase": "paper", "side": 4, "torus": True, "coupling": 0.165, "field": 0.0, "target": 0, "scales": [1.0, 1.5],
     "lengths": {"start": 8, "stop": 48, "step": 8},
     "bias": {"scans": ["systematic", "dogs"], "n_chains": 40, "lengths": {"start": 2, "stop": 48, "per_decade": 4},
              "initial_state": 1, "speed_level": 0.3},

@@ -86,7 +86,7 @@ def compute_guarantees(ctx):
     ctx.log.info("replicate %d: %dx%d grid, max row sum of C-bar %.3f, %d lengths up to %d", rep, cfg["side"],
                  cfg["side"], float(np.asarray(influence.sum(axis=1)).max()), len(lengths), lengths.max())
     frame, per_length, runs = guarantee_curves(model.n_vars, np.ones(model.n_vars), influence, lengths,
-                                               cfg["max_iterations"], progress=ctx.log.info)
+                                               cfg["max_iterations"], progress=ctx.log.info, phase=cfg["systematic_phase"])
     frame.insert(0, "replicate", rep)
     seconds, seed = ctx.elapsed(), seed_record(ctx.seed, FAMILY, rep, "model")
     settings = {**cfg, "replicate": rep}
@@ -95,7 +95,8 @@ def compute_guarantees(ctx):
                   "10x10 open Ising grid of DoGS §5.1; edges row-major r*L+c, theta aligned with edges, h unary"),
         "guarantees": (lambda path: write_csv(frame, path),
                        "Dobrushin variation (TV guarantee, Theorem 8; d = 1, C-bar of Theorem 11) of each scan of length T"),
-        "scans": (lambda path: write_npz(path, **longest_scan_arrays(model.n_vars, per_length, int(lengths.max()))),
+        "scans": (lambda path: write_npz(path, **longest_scan_arrays(model.n_vars, per_length, int(lengths.max()),
+                                                                     cfg["systematic_phase"])),
                   f"variable index sequences of the largest T = {int(lengths.max())}"),
         "dogs_scans": (lambda path: write_npz(path, **scan_arrays(per_length)), "DoGS scans of every T, keys <scan>_T<T>"),
         "runs": (lambda path: write_csv(runs, path), "Algorithm 2 timings and iterated-DoGS runs per T"),
@@ -107,9 +108,10 @@ def compute_guarantees(ctx):
 
 
 def measure_marginal_error(model: BinaryPairwiseMRF, p_plus, scans, lengths, stored, n_chains: int,
-                           initial_state: int, seed: np.random.SeedSequence, progress=None) -> pd.DataFrame:
+                           initial_state: int, seed: np.random.SeedSequence, progress=None,
+                           phase: str = "paper") -> pd.DataFrame:
     """``sum_i |p_hat_i - p_i|`` from ``n_chains`` independent chains for every scan and length."""
-    families = {name: scan_family(name, stored, lengths, model.n_vars) for name in scans}
+    families = {name: scan_family(name, stored, lengths, model.n_vars, phase) for name in scans}
     rows = [(name, int(t), float(np.abs((out.values[:, r, :] == 1).mean(axis=0) - p_plus).sum()))
             for name, out in samples_by_scan(model, families, lengths, seed=seed, n_chains=n_chains,
                                              initial_state=initial_state, record_vars=np.arange(model.n_vars),
@@ -136,7 +138,8 @@ def compute_measure(ctx):
     with np.load(ctx.input("dogs_scans")) as stored:
         frame = measure_marginal_error(model, p_plus, measure["scans"], length_grid(**measure["lengths"]), dict(stored),
                                        measure["n_chains"], measure["initial_state"],
-                                       seed_sequence(ctx.seed, FAMILY, rep, "measure"), progress=ctx.log.info)
+                                       seed_sequence(ctx.seed, FAMILY, rep, "measure"), progress=ctx.log.info,
+                                       phase=cfg["systematic_phase"])
     floor = noise_floor(p_plus, measure["n_chains"])
     bounds = guarantees.set_index(["scan", "T"])["bound"]
     frame["bound"] = [float(bounds.loc[(s, t)]) for s, t in zip(frame["scan"], frame["T"])]

@@ -101,7 +101,8 @@ def compute_guarantees(ctx):
     ctx.log.info("%s: %dx%d grid, coupling %.6g, torus %s, max C-bar %.4f, %d lengths up to %d", name, cfg["side"],
                  cfg["side"], section["coupling"], section["torus"], influence.data.max(), len(lengths), lengths.max())
     frame, per_length, runs = guarantee_curves(model.n_vars, target_weights(model.n_vars, cfg["target"]), influence,
-                                               lengths, cfg["max_iterations"], progress=ctx.log.info)
+                                               lengths, cfg["max_iterations"], progress=ctx.log.info,
+                                               phase=cfg["systematic_phase"])
     frame.insert(0, "model", name)
     settings, seconds = {**cfg, "model": name}, ctx.elapsed()
     extra = {"target": cfg["target"], "weights": "d = e_target", "influence": "Theorem 11"}
@@ -110,7 +111,8 @@ def compute_guarantees(ctx):
                   f"40x40 {name} Ising grid of DoGS §5.4, zero field; edges row-major r*L+c"),
         "guarantees": (lambda path: write_csv(frame, path),
                        "Dobrushin variation (marginal TV guarantee of the target) of each scan of length T"),
-        "scans": (lambda path: write_npz(path, **longest_scan_arrays(model.n_vars, per_length, int(lengths.max()))),
+        "scans": (lambda path: write_npz(path, **longest_scan_arrays(model.n_vars, per_length, int(lengths.max()),
+                                                                     cfg["systematic_phase"])),
                   f"variable index sequences of the largest T = {int(lengths.max())}"),
         "dogs_scans": (lambda path: write_npz(path, **scan_arrays(per_length)), "DoGS scans of every T, keys <scan>_T<T>"),
         "runs": (lambda path: write_csv(runs, path), "Algorithm 2 timings and iterated-DoGS runs per T"),
@@ -155,7 +157,8 @@ def compute_bias(ctx):
     model = BinaryPairwiseMRF.from_npz(ctx.input("model"))
     lengths = length_grid(**bias["lengths"])
     with np.load(ctx.input("dogs_scans")) as stored:
-        families = {name: scan_family(name, dict(stored), lengths, model.n_vars) for name in bias["scans"]}
+        families = {name: scan_family(name, dict(stored), lengths, model.n_vars, cfg["systematic_phase"])
+                    for name in bias["scans"]}
     path = (FAMILY, BIAS_MODEL, "bias", repetition)
     frame = mean_by_scan_and_length(model, families, lengths, target=cfg["target"], seed=seed_sequence(ctx.seed, *path),
                                     n_chains=bias["n_chains"], initial_state=bias["initial_state"],

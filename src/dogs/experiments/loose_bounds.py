@@ -34,9 +34,8 @@ from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
 from dogs.samplers.recording import mean_by_scan_and_length
-from dogs.scans.base import systematic_scan
 from dogs.scans.dogs import dogs_scan
-from dogs.scans.guarantees import length_grid, scan_family
+from dogs.scans.guarantees import length_grid, scan_family, systematic
 from dogs.scans.variation import dobrushin_variation, dobrushin_variation_curve
 from dogs.seeds import seed_record, seed_sequence
 from dogs.summaries import first_at_or_below, mean_abs_bias
@@ -70,11 +69,11 @@ def build_model(cfg: dict) -> BinaryPairwiseMRF:
     return grid_model(cfg["side"], cfg["side"], cfg["coupling"], cfg["field"], torus=cfg["torus"])
 
 
-def loose_guarantees(model: BinaryPairwiseMRF, weights, tight, scales, lengths, progress=None):
+def loose_guarantees(model: BinaryPairwiseMRF, weights, tight, scales, lengths, progress=None, phase: str = "paper"):
     """Guarantees of systematic and DoGS for every looseness factor; DoGS scans keyed ``dogs_s<s>_T<T>``."""
     lengths = np.unique(np.asarray(lengths, dtype=np.int64))
     p = model.n_vars
-    longest = systematic_scan(p, int(lengths.max()))
+    longest = systematic(p, int(lengths.max()), phase)
     tight_sys = dobrushin_variation_curve(longest, weights, tight, lengths)
     rows, scans, runs = [], {}, []
     for scale in scales:
@@ -82,7 +81,7 @@ def loose_guarantees(model: BinaryPairwiseMRF, weights, tight, scales, lengths, 
         loose_sys = dobrushin_variation_curve(longest, weights, bound, lengths)
         rows += [(scale, "systematic", int(t), float(v), float(w)) for t, v, w in zip(lengths, loose_sys, tight_sys)]
         for t in lengths:
-            result = dogs_scan(systematic_scan(p, int(t)), weights, bound)
+            result = dogs_scan(systematic(p, int(t), phase), weights, bound)
             scans[f"dogs_s{scale_label(scale)}_T{int(t)}"] = result.scan.indices
             rows.append((scale, "dogs", int(t), result.variation, dobrushin_variation(result.scan, weights, tight)))
             runs.append({"scale": scale, "T": int(t), "dogs_seconds": result.elapsed_seconds})
@@ -104,7 +103,8 @@ def compute_guarantees(ctx):
     ctx.log.info("%dx%d torus %s, coupling %s, max C-hat %.4f, max row sum x 1.5 = %.3f", cfg["side"], cfg["side"],
                  cfg["torus"], cfg["coupling"], tight.data.max(), 1.5 * float(np.asarray(tight.sum(axis=1)).max()))
     lengths = np.union1d(length_grid(**cfg["lengths"]), length_grid(**cfg["bias"]["lengths"]))
-    frame, scans, runs = loose_guarantees(model, weights, tight, cfg["scales"], lengths, progress=ctx.log.info)
+    frame, scans, runs = loose_guarantees(model, weights, tight, cfg["scales"], lengths, progress=ctx.log.info,
+                                          phase=cfg["systematic_phase"])
     seconds = ctx.elapsed()
     extra = {"target": cfg["target"], "weights": "d = e_target", "influence": "s x Theorem 11"}
     outputs = {
@@ -134,7 +134,8 @@ def compute_bias(ctx):
         label = scale_label(scale)
         renamed = {f"dogs_T{key.rsplit('_T', 1)[1]}": value for key, value in stored.items()
                    if key.startswith(f"dogs_s{label}_T")}
-        families = {name: scan_family(name, renamed, lengths, model.n_vars) for name in bias["scans"]}
+        families = {name: scan_family(name, renamed, lengths, model.n_vars, cfg["systematic_phase"])
+                    for name in bias["scans"]}
         frame = mean_by_scan_and_length(model, families, lengths, target=cfg["target"],
                                         seed=seed_sequence(ctx.seed, FAMILY, "bias", label), n_chains=bias["n_chains"],
                                         initial_state=bias["initial_state"],

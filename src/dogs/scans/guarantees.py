@@ -24,7 +24,7 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from dogs.scans.base import Scan, systematic_scan, uniform_scan
+from dogs.scans.base import Scan, paper_systematic_scan, systematic_scan, uniform_scan
 from dogs.scans.dogs import dogs_scan, iterated_dogs
 from dogs.scans.variation import dobrushin_variation_curve, uniform_variation_curve
 
@@ -40,6 +40,20 @@ __all__ = [
 
 #: Every scan of the guarantee curves, in plotting order.
 GUARANTEE_SCANS = ("uniform", "systematic", "dogs", "dogs_iterated")
+
+
+#: Phases of the systematic scan: "paper" is DoGS §2.1's q_t = e_((t mod p)+1) (every sweep ends on variable 1),
+#: "first" starts every sweep on variable 1.
+SYSTEMATIC_PHASES = ("paper", "first")
+
+
+def systematic(n_vars: int, length: int, phase: str = "paper") -> Scan:
+    """The systematic scan of ``length`` steps in the given phase (:data:`SYSTEMATIC_PHASES`)."""
+    if phase == "paper":
+        return paper_systematic_scan(n_vars, int(length))
+    if phase == "first":
+        return systematic_scan(n_vars, int(length))
+    raise ValueError(f"systematic phase must be one of {SYSTEMATIC_PHASES}, got {phase!r}")
 
 
 def length_grid(start: int, stop: int, step: int | None = None, per_decade: int | None = None) -> np.ndarray:
@@ -63,7 +77,7 @@ def length_grid(start: int, stop: int, step: int | None = None, per_decade: int 
 
 
 def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: int, scans=GUARANTEE_SCANS,
-                     progress: Callable[[str], None] | None = None):
+                     progress: Callable[[str], None] | None = None, phase: str = "paper"):
     """Dobrushin-variation guarantees of the standard and DoGS scans for every length in ``lengths``.
 
     Parameters
@@ -81,6 +95,8 @@ def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: i
     scans : subset of :data:`GUARANTEE_SCANS`
     progress : callable, optional
         Called with a line of text about every tenth length.
+    phase : {"paper", "first"}
+        Phase of the systematic scan (:func:`systematic`), which is also DoGS's input scan.
 
     Returns
     -------
@@ -98,14 +114,14 @@ def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: i
         values = uniform_variation_curve(p, lengths, weights, influence)
         rows += [("uniform", int(t), float(v)) for t, v in zip(lengths, values)]
     if "systematic" in scans:
-        values = dobrushin_variation_curve(systematic_scan(p, int(lengths.max())), weights, influence, lengths)
+        values = dobrushin_variation_curve(systematic(p, int(lengths.max()), phase), weights, influence, lengths)
         rows += [("systematic", int(t), float(v)) for t, v in zip(lengths, values)]
     per_length = {name: {} for name in ("dogs", "dogs_iterated") if name in scans}
     run_rows = []
     if per_length:
         for k, length in enumerate(lengths):
             t = int(length)
-            single = dogs_scan(systematic_scan(p, t), weights, influence)
+            single = dogs_scan(systematic(p, t, phase), weights, influence)
             row = {"T": t, "systematic": single.input_variation, "dogs": single.variation,
                    "dogs_seconds": single.elapsed_seconds}
             if "dogs" in per_length:
@@ -129,9 +145,10 @@ def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: i
     return frame, per_length, pd.DataFrame(run_rows)
 
 
-def longest_scan_arrays(n_vars: int, per_length: Mapping[str, Mapping[int, Scan]], t_max: int) -> dict:
+def longest_scan_arrays(n_vars: int, per_length: Mapping[str, Mapping[int, Scan]], t_max: int,
+                        phase: str = "paper") -> dict:
     """Index arrays of the length-``t_max`` scans: the systematic scan and every scan of ``per_length``."""
-    out = {"systematic": systematic_scan(n_vars, t_max).indices}
+    out = {"systematic": systematic(n_vars, t_max, phase).indices}
     for name, by_t in per_length.items():
         out[name] = by_t[t_max].indices
     return {k: np.asarray(v, dtype=np.int64) for k, v in out.items()}
@@ -143,17 +160,17 @@ def scan_arrays(per_length: Mapping[str, Mapping[int, Scan]]) -> dict:
             for name, by_t in per_length.items() for t, scan in by_t.items()}
 
 
-def stored_scan(arrays: Mapping[str, np.ndarray], name: str, length: int, n_vars: int) -> Scan:
+def stored_scan(arrays: Mapping[str, np.ndarray], name: str, length: int, n_vars: int, phase: str = "paper") -> Scan:
     """The scan ``name`` of length ``length``: ``systematic`` is rebuilt, others read from ``arrays``."""
     if name == "systematic":
-        return systematic_scan(n_vars, int(length))
+        return systematic(n_vars, int(length), phase)
     key = f"{name}_T{int(length)}"
     if key not in arrays:
         raise KeyError(f"{key} is not in the stored scans (was the length grid changed?)")
     return Scan(np.asarray(arrays[key]), n_vars)
 
 
-def scan_family(name: str, arrays: Mapping[str, np.ndarray], lengths, n_vars: int) -> Scan | dict:
+def scan_family(name: str, arrays: Mapping[str, np.ndarray], lengths, n_vars: int, phase: str = "paper") -> Scan | dict:
     """The scans named ``name`` for every ``T`` in ``lengths``, as :func:`dogs.samplers.samples_at_lengths` takes them.
 
     ``uniform`` and ``systematic`` are prefix-closed: one scan of length ``max(lengths)``. DoGS scans
@@ -163,5 +180,5 @@ def scan_family(name: str, arrays: Mapping[str, np.ndarray], lengths, n_vars: in
     if name == "uniform":
         return uniform_scan(n_vars, longest)
     if name == "systematic":
-        return systematic_scan(n_vars, longest)
-    return {int(t): stored_scan(arrays, name, int(t), n_vars) for t in np.unique(lengths)}
+        return systematic(n_vars, longest, phase)
+    return {int(t): stored_scan(arrays, name, int(t), n_vars, phase) for t in np.unique(lengths)}
