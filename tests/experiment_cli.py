@@ -43,3 +43,14 @@ def run(module, step, settings, seed, *, inputs=None, outputs=None, wildcards=No
 def outputs_in(folder, **names):
     """``{name: folder / file}`` for the outputs of a step."""
     return {name: Path(folder) / file for name, file in names.items()}
+
+
+def assert_judged(claims: dict) -> None:
+    """Every measured claim has a row with a criterion in config/paper_claims.yaml that yields a verdict."""
+    from dogs.claims import VERDICTS, load_paper_claims, verdict
+
+    rows = {row["id"]: row for row in load_paper_claims(ROOT / "config" / "paper_claims.yaml")}
+    for claim_id, measured in claims.items():
+        assert claim_id in rows, claim_id
+        assert "criterion" in rows[claim_id], claim_id
+        assert verdict(rows[claim_id]["criterion"], measured["value"]) in VERDICTS, claim_id

@@ -23,13 +23,13 @@ from dogs.models.binary import BinaryPairwiseMRF, grid_edges
 from dogs.scans.base import Scan
 from dogs.scans.variation import dobrushin_variation
 
-from experiment_cli import ROOT, SCHEMA, merged_configs, outputs_in, run
+from experiment_cli import ROOT, SCHEMA, assert_judged, merged_configs, outputs_in, run
 
 
 FULL, SMOKE = merged_configs()
 
 TINY10 = {
-    "systematic_phase": "paper", "side": 4, "n_replicates": 2, "field_values": [0.0, 1.0], "coupling_range": [0.0, 0.25],
+    "systematic_phase": "paper", "comparison_level": 0.5, "side": 4, "n_replicates": 2, "field_values": [0.0, 1.0], "coupling_range": [0.0, 0.25],
     "lengths": {"start": 8, "stop": 64, "step": 8}, "max_iterations": 10,
     "measure": {"replicates": [0], "scans": ["uniform", "systematic", "dogs", "dogs_iterated"], "n_chains": 200,
                 "lengths": {"start": 4, "stop": 32, "step": 4}, "initial_state": 1},
@@ -224,7 +224,7 @@ def test_summary_and_claims(replicate_dir, tmp_path):
     assert data["family"] == "ising10" and data["smoke"] is True
     paper_ids = {row["id"] for row in yaml.safe_load((ROOT / "config" / "paper_claims.yaml").read_text())}
     assert set(data["claims"]) <= paper_ids
-    assert {c["verdict"] for c in data["claims"].values()} <= {"reproduced", "partly", "not reproduced"}
+    assert_judged(data["claims"])
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert set(summary["replicate"]) == {0, 1}
 
@@ -260,10 +260,12 @@ def test_ising40_steps_and_bias(tmp_path):
                 "profile_open": tmp_path / "open" / "profile.npz", "profile_torus": torus / "profile.npz",
                 "bias": [torus / "bias_rep0.csv", torus / "bias_rep1.csv"]},
         outputs={"summary": tmp_path / "summary.csv", "claims": claims})
-    assert set(json.loads(claims.read_text())["claims"]) <= {
-        "dogs_s54_bulk_single_run", "dogs_s54_bias_faster", "dogs_b3_zeroes_in", "dogs_s51_actual_gains_exceed_bound_gains"}
-    assert {"dogs_s54_bulk_single_run", "dogs_s54_bias_faster", "dogs_b3_zeroes_in"} <= set(
-        json.loads(claims.read_text())["claims"])
+    measured_claims = json.loads(claims.read_text())["claims"]
+    assert set(measured_claims) <= {"dogs_s54_bulk_single_run", "dogs_s54_systematic_beats_uniform", "dogs_s54_bias_faster",
+                                    "dogs_b3_zeroes_in", "dogs_s51_actual_gains_exceed_bound_gains"}
+    assert {"dogs_s54_bulk_single_run", "dogs_s54_systematic_beats_uniform", "dogs_s54_bias_faster",
+            "dogs_b3_zeroes_in"} <= set(measured_claims)
+    assert_judged(measured_claims)
 
 
 def test_a_step_that_asks_for_an_input_the_rule_did_not_pass_fails_clearly(tmp_path):
@@ -293,7 +295,9 @@ def test_loose_bounds_steps(tmp_path):
     assert set(bias["scale"]) == {1.0, 1.5} and set(bias["scan"]) == {"systematic", "dogs"}
     run(loose_bounds, "summarise", TINY_LOOSE, 5, inputs={"guarantees": files["guarantees"], "bias": tmp_path / "bias.csv"},
         outputs={"summary": tmp_path / "summary.csv", "claims": tmp_path / "claims.json"})
-    assert "dogs_s56_graceful_degradation" in json.loads((tmp_path / "claims.json").read_text())["claims"]
+    measured_claims = json.loads((tmp_path / "claims.json").read_text())["claims"]
+    assert {"dogs_s56_graceful_degradation", "dogs_s56_guarantee_penalty"} <= set(measured_claims)
+    assert_judged(measured_claims)
 
 
 def test_paper_claims_rows_of_these_families():
@@ -301,8 +305,9 @@ def test_paper_claims_rows_of_these_families():
     ours = {row["id"]: row for row in rows if row["family"] in {"ising10", "ising40", "loose_bounds"}}
     assert set(ours) == {
         "dogs_s51_systematic_beats_uniform", "dogs_s51_dogs_two_orders", "dogs_s51_bulk_single_run",
-        "dogs_s51_actual_gains_exceed_bound_gains",
-        "dogs_s54_bulk_single_run", "dogs_s54_bias_faster", "dogs_b3_zeroes_in", "dogs_s56_graceful_degradation"}
+        "dogs_s51_iterated_adds", "dogs_s51_actual_gains_exceed_bound_gains", "dogs_s54_systematic_beats_uniform",
+        "dogs_s54_bulk_single_run", "dogs_s54_bias_faster", "dogs_b3_zeroes_in", "dogs_s56_graceful_degradation",
+        "dogs_s56_guarantee_penalty"}
     for row in ours.values():
         assert row["paper"] == "DoGS" and row["where"] and row["claim"] and row["paper_value"]
 

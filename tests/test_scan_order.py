@@ -39,6 +39,7 @@ from dogs.counterexamples import (
 )
 from dogs.exact.chains import mixing_time, state_space, stationary_distribution, systematic_mixing_times
 from dogs.experiments import scan_order as experiment
+from experiment_cli import assert_judged
 from dogs.experiments._cli import load_schema_slice, validate_settings
 
 SMALL = {
@@ -244,7 +245,7 @@ def _tiny_settings():
     return {
         "epsilon": 0.25, "M_factor": 10, "bridge_weight": 1.0, "modified_bridge_weight": 0.1,
         "negligible_bridge_weight": 0.001, "max_states": 50000, "enumerate_max_variables": 5,
-        "enumerate_max_states": 64, "fit_fraction": 0.5, "exponent_tolerance": 0.25, "closed_form_tolerance": 0.05,
+        "enumerate_max_states": 64, "fit_fraction": 0.5,
         "n_values": {"sequence_of_dependencies": [2, 3, 4, 6], "two_islands": [2, 3, 4], "discrete_pyramid": [2, 3, 4, 6],
                      "memorize_and_repeat": [2, 3], "soft_dependencies": [2, 3, 4]},
         "reduced_two_islands_n": [2, 3, 4, 6, 8],
@@ -347,6 +348,7 @@ def test_every_step_end_to_end(tmp_path):
     assert json.loads((tmp_path / "mixing_times.meta.json").read_text())["seed"] == 3
     claims = json.loads((tmp_path / "claims.json").read_text())
     assert claims["smoke"] is True and len(claims["claims"]) >= 20
+    assert_judged(claims["claims"])
     assert "SMOKE RUN" in (tmp_path / "table.md").read_text()
     seq = table[(table["model"] == "sequence_of_dependencies") & (table["scan"] == "best_systematic")]
     assert (seq["t_mix"] == seq["n"]).all()

@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "SETTLE_WINDOW",
+    "bias_settles_at",
     "first_at_or_below",
     "first_sustained_at_or_below",
     "mean_abs_bias",
@@ -78,6 +80,20 @@ def first_sustained_at_or_below(positions, values, level: float, window: int):
         if np.median(values[end - window:end]) <= level:
             return positions[end - 1].item()
     return None
+
+
+#: Consecutive lengths over which the median |bias| must be at most the level for :func:`bias_settles_at`.
+SETTLE_WINDOW = 3
+
+
+def bias_settles_at(frame: pd.DataFrame, level: float, window: int = SETTLE_WINDOW):
+    """First ``T`` at which the median ``|mean|`` over it and the ``window - 1`` lengths before is at most ``level``.
+
+    The sustained version of :func:`first_at_or_below`: a noisy bias curve counts as settled when its
+    typical value over a few consecutive lengths has reached the level, not at its first chance dip.
+    """
+    ordered = frame.sort_values("T")
+    return first_sustained_at_or_below(ordered["T"].to_numpy(), np.abs(ordered["mean"].to_numpy()), level, window)
 
 
 def mean_abs_bias(frame: pd.DataFrame) -> float:

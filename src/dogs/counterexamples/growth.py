@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 __all__ = ["parse_order", "fit_exponents", "order_text"]
 
@@ -59,7 +60,7 @@ def fit_exponents(frame: pd.DataFrame, exponential: bool, fraction: float) -> di
     Returns
     -------
     dict
-        ``alpha``, ``beta``, ``local_beta``, and ``n_min``, ``n_max``, ``points`` of the fit.
+        ``alpha``, ``beta`` with their standard errors ``alpha_se``, ``beta_se`` (least squares), ``local_beta``, and ``n_min``, ``n_max``, ``points`` of the fit.
     """
     if len(frame) < 2:
         raise ValueError(f"fitting an exponent needs t_mix at two or more values of n, got {len(frame)}")
@@ -70,14 +71,20 @@ def fit_exponents(frame: pd.DataFrame, exponential: bool, fraction: float) -> di
     t = pts["t_mix"].to_numpy(dtype=float)
     out = {"n_min": int(n.min()), "n_max": int(n.max()), "points": len(n)}
     if exponential:
-        out["alpha"] = float(np.polyfit(n, np.log2(t), 1)[0])
-        out["beta"] = float(np.polyfit(np.log(n), np.log(t) - n * math.log(2), 1)[0])
+        out["alpha"], out["alpha_se"] = _slope(n, np.log2(t))
+        out["beta"], out["beta_se"] = _slope(np.log(n), np.log(t) - n * math.log(2))
         out["local_beta"] = float(np.log((t[-1] / 2 ** n[-1]) / (t[-2] / 2 ** n[-2])) / np.log(n[-1] / n[-2]))
     else:
-        out["alpha"] = 0.0
-        out["beta"] = float(np.polyfit(np.log(n), np.log(t), 1)[0])
+        out["alpha"], out["alpha_se"] = 0.0, 0.0
+        out["beta"], out["beta_se"] = _slope(np.log(n), np.log(t))
         out["local_beta"] = float(np.log(t[-1] / t[-2]) / np.log(n[-1] / n[-2]))
     return out
+
+
+def _slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Least-squares slope of ``y`` on ``x`` and its standard error (``nan`` with only two points)."""
+    fit = stats.linregress(x, y)
+    return float(fit.slope), float(fit.stderr) if len(x) > 2 else math.nan
 
 
 def order_text(alpha: float, beta: float) -> str:

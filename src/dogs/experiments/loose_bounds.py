@@ -25,11 +25,13 @@ Steps (``python -m dogs.experiments.loose_bounds <step> ...``, see :mod:`dogs.ex
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise, loosen
-from dogs.claims import claim
+from dogs.claims import measured
 from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
@@ -38,7 +40,7 @@ from dogs.scans.dogs import dogs_scan
 from dogs.scans.guarantees import length_grid, scan_family, systematic
 from dogs.scans.variation import dobrushin_variation, dobrushin_variation_curve
 from dogs.seeds import seed_record, seed_sequence
-from dogs.summaries import first_at_or_below, mean_abs_bias
+from dogs.summaries import bias_settles_at, mean_abs_bias
 
 FAMILY = "loose_bounds"
 
@@ -152,12 +154,14 @@ def compute_bias(ctx):
 
 @EXPERIMENT.step("summarise")
 def summarise(ctx):
-    """Per looseness factor: certificates, the C-hat penalty of the scan, and how fast the measured bias decays.
+    """Per looseness factor: certificates, the C-hat penalty of the scan, and how fast the measured bias settles.
 
-    ``s`` degrades gracefully when (a) DoGS's certificate with ``s * C_hat`` still beats the systematic
-    scan's at the largest ``T``, (b) DoGS's measured bias first falls below ``speed_level`` no later
-    than the systematic scan's, and (c) at 90 % or more of the ``T`` its measured bias agrees with the
-    ``s = 1`` DoGS bias within 2 combined standard errors (about 95 % expected when they are equal).
+    Measured for the claim (judged in ``config/paper_claims.yaml``): for every loose factor ``s > 1``,
+    the T at which DoGS's |bias| settles at or below ``speed_level`` (median over consecutive lengths,
+    :func:`dogs.summaries.bias_settles_at`) relative to the ``s = 1`` scan's, its mean |bias| over
+    all T relative to the ``s = 1`` scan's (an equivalence margin, not a failure to detect a
+    difference), and whether it still settles no later than the systematic scan. The C-hat guarantee
+    penalty of the loose scan is reported beside them.
     """
     cfg = ctx.settings
     guarantees = pd.read_csv(ctx.input("guarantees"))
@@ -165,13 +169,17 @@ def summarise(ctx):
     level = cfg["bias"]["speed_level"]
     t_max = int(length_grid(**cfg["lengths"]).max())
     rows = []
-    ref_bias = bias[(bias["scale"] == 1.0) & (bias["scan"] == "dogs")].set_index("T")
+    ref_bias = bias[(bias["scale"] == 1.0) & (bias["scan"] == "dogs")]
     ref_tight = guarantees[(guarantees["scale"] == 1.0) & (guarantees["scan"] == "dogs")].set_index("T")["bound_tight"]
+    ref_settles = bias_settles_at(ref_bias, level) if len(ref_bias) else None
+    ref_mean = mean_abs_bias(ref_bias) if len(ref_bias) else np.nan
     for scale in cfg["scales"]:
         g = guarantees[guarantees["scale"] == scale].set_index(["scan", "T"])
         b = bias[bias["scale"] == scale]
-        dogs_b, sys_b = b[b["scan"] == "dogs"].set_index("T"), b[b["scan"] == "systematic"].set_index("T")
-        row = {
+        dogs_b, sys_b = b[b["scan"] == "dogs"], b[b["scan"] == "systematic"]
+        dogs_t = bias_settles_at(dogs_b, level) if len(dogs_b) else None
+        sys_t = bias_settles_at(sys_b, level) if len(sys_b) else None
+        rows.append({
             "scale": scale,
             "T": t_max,
             "systematic_bound": float(g.loc[("systematic", t_max), "bound"]),
@@ -179,49 +187,47 @@ def summarise(ctx):
             "dogs_bound_tight": float(g.loc[("dogs", t_max), "bound_tight"]),
             "tight_penalty": float(g.loc[("dogs", t_max), "bound_tight"] / ref_tight.loc[t_max]),
             "level": level,
-            "dogs_first_T_below_level": first_at_or_below(dogs_b.reset_index(), level) if len(dogs_b) else None,
-            "systematic_first_T_below_level": first_at_or_below(sys_b.reset_index(), level) if len(sys_b) else None,
+            "dogs_settles_at": dogs_t,
+            "systematic_settles_at": sys_t,
+            "settles_ratio_to_s1": np.nan if dogs_t is None or ref_settles is None else dogs_t / ref_settles,
             "dogs_mean_abs_bias": mean_abs_bias(dogs_b) if len(dogs_b) else np.nan,
             "systematic_mean_abs_bias": mean_abs_bias(sys_b) if len(sys_b) else np.nan,
-            "share_T_same_bias_as_s1": np.nan,
-        }
-        if len(dogs_b) and len(ref_bias):
-            z = (dogs_b["mean"] - ref_bias["mean"]) / np.sqrt(dogs_b["se"] ** 2 + ref_bias["se"] ** 2)
-            row["share_T_same_bias_as_s1"] = float(np.mean(np.abs(z.dropna()) <= 2.0))
-        rows.append(row)
+            "mean_abs_bias_ratio_to_s1": (mean_abs_bias(dogs_b) / ref_mean) if len(dogs_b) else np.nan,
+            "dogs_not_later_than_systematic": dogs_t is not None and (sys_t is None or dogs_t <= sys_t),
+        })
     table = pd.DataFrame(rows)
-
-    def graceful(row) -> bool:
-        sys_t, dogs_t = row["systematic_first_T_below_level"], row["dogs_first_T_below_level"]
-        faster = dogs_t is not None and (sys_t is None or dogs_t <= sys_t)
-        same = not np.isfinite(row["share_T_same_bias_as_s1"]) or row["share_T_same_bias_as_s1"] >= 0.9
-        return bool(faster and same and row["dogs_bound"] < row["systematic_bound"])
-
-    ok = {row["scale"]: graceful(row) for row in rows}
-    loosest = max(cfg["scales"])
-    if all(ok.values()):
-        verdict = "reproduced"
-    elif ok.get(1.0, False) and any(v for s, v in ok.items() if s != 1.0):
-        verdict = "partly"
-    else:
-        verdict = "not reproduced"
+    loose = table[table["scale"] > 1.0]
     worst = table.loc[table["scale"].idxmax()]
-    parts = [f"s = {scale_label(r['scale'])}: |bias| <= {level:g} from T = {r['dogs_first_T_below_level']} (DoGS) vs "
-             f"{r['systematic_first_T_below_level']} (systematic), DoGS bias = the s = 1 one at "
-             f"{r['share_T_same_bias_as_s1']:.0%} of T" for r in rows]
-    claims = {"dogs_s56_graceful_degradation": claim(
-        f"at T = {t_max} the DoGS scan optimised with {scale_label(loosest)} x C-hat has a C-hat guarantee "
-        f"{worst['tight_penalty']:.2f}x that of the C-hat-optimised scan, and certificate {worst['dogs_bound']:.2g} "
-        f"vs systematic {worst['systematic_bound']:.2g}; " + "; ".join(parts), verdict,
-        graceful_by_scale={scale_label(k): v for k, v in ok.items()},
-        by_scale=[{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in r.items()} for r in rows])}
+    parts = [f"s = {scale_label(r['scale'])}: |bias| settles <= {level:g} at T = {r['dogs_settles_at']} (DoGS) vs "
+             f"{r['systematic_settles_at']} (systematic), mean |bias| {r['mean_abs_bias_ratio_to_s1']:.2f}x the s = 1 "
+             f"scan's" for r in rows]
+    claims = {
+        "dogs_s56_graceful_degradation": measured(
+            "; ".join(parts),
+            {"max_settles_ratio": float(loose["settles_ratio_to_s1"].max()) if len(loose) else math.nan,
+             "max_mean_abs_bias_ratio": float(loose["mean_abs_bias_ratio_to_s1"].max()) if len(loose) else math.nan,
+             "share_not_later_than_systematic": float(table["dogs_not_later_than_systematic"].mean())},
+            by_scale=[{k: _plain(v) for k, v in r.items()} for r in rows]),
+        "dogs_s56_guarantee_penalty": measured(
+            f"at T = {t_max} the scan optimised with {scale_label(worst['scale'])} x C-hat has a C-hat guarantee "
+            f"{worst['tight_penalty']:.3g}x that of the C-hat-optimised scan (certificate with the loose bound "
+            f"{worst['dogs_bound']:.2g} vs systematic {worst['systematic_bound']:.2g})",
+            float(worst["tight_penalty"]), scale=float(worst["scale"])),
+    }
     write_csv(table, ctx.output("summary"))
     write_meta(ctx.output("summary"), settings=cfg, seed=None, elapsed_seconds=ctx.elapsed(),
                extra={"description": "per looseness factor: guarantees at the largest T (bound: with scale x C-hat; "
                                      "tight: with C-hat), the C-hat penalty of the scan against the s = 1 scan, the "
-                                     "first T with |measured bias| <= level, mean |bias|, and the share of T where "
-                                     "DoGS's bias agrees with s = 1 within 2 combined s.e."})
+                                     "T at which the median |measured bias| over 3 consecutive lengths reaches the "
+                                     "level, mean |bias|, both relative to the s = 1 scan"})
     ctx.write_claims(claims)
+
+
+def _plain(value):
+    """A table cell as JSON: numpy scalars as Python numbers, NaN as None."""
+    if isinstance(value, (np.generic,)):
+        value = value.item()
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 @EXPERIMENT.step("plot-fig8")
