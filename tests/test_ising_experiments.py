@@ -307,7 +307,7 @@ def test_paper_claims_rows_of_these_families():
         "dogs_s51_systematic_beats_uniform", "dogs_s51_dogs_two_orders", "dogs_s51_bulk_single_run",
         "dogs_s51_iterated_adds", "dogs_s51_actual_gains_exceed_bound_gains", "dogs_s54_systematic_beats_uniform",
         "dogs_s54_bulk_single_run", "dogs_s54_bias_faster", "dogs_b3_zeroes_in", "dogs_s56_graceful_degradation",
-        "dogs_s56_guarantee_penalty"}
+        "dogs_s56_guarantee_penalty", "dogs_s54_distance_histogram", "dogs_s54_torus_gap", "dogs_b3_fig14_torus_repeat"}
     for row in ours.values():
         assert row["paper"] == "DoGS" and row["where"] and row["claim"] and row["paper_value"]
 

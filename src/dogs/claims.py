@@ -49,7 +49,6 @@ __all__ = [
     "VERDICTS",
     "ClaimsError",
     "check_criterion",
-    "claim",
     "describe",
     "load_measured",
     "load_paper_claims",
@@ -81,19 +80,10 @@ def measured(ours: str, value, **details) -> dict:
     return {"ours": ours, "value": value, "details": details}
 
 
-def claim(ours: str, verdict: str, **details) -> dict:
-    """A claim whose verdict the experiment computed itself (older experiments; prefer :func:`measured`)."""
-    if verdict not in VERDICTS[:3]:
-        raise ClaimsError(f"verdict must be one of {VERDICTS[:3]}, got {verdict!r}")
-    return {"ours": ours, "verdict": verdict, "details": details}
-
-
 def write_claims(path, family: str, claims: dict, *, smoke: bool) -> Path:
-    """Write ``{claim id: measured(...) or claim(...)}`` for one experiment family."""
+    """Write ``{claim id: measured(...)}`` for one experiment family."""
     for key, value in claims.items():
-        if not isinstance(value, dict) or not ({"ours", "details"} <= set(value)) or not (
-            ("value" in value) ^ ("verdict" in value)
-        ):
+        if not isinstance(value, dict) or set(value) != {"ours", "value", "details"}:
             raise ClaimsError(f"claim {key!r} must be built with dogs.claims.measured(...)")
     return write_json(path, {"family": family, "smoke": bool(smoke), "claims": claims})
 

@@ -351,6 +351,16 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
             f"min = max over all permutations at {equal} of {len(wide)} enumerated n "
             f"({', '.join(str(v) for v in wide.index)})", {"share_equal": equal / len(wide)}, n=wide.index.tolist())
 
+    small = details[details["scan"].isin(SCANS)]
+    small = small[small.groupby("model")["n"].rank(method="dense") <= 2]
+    spread = small.groupby(["model", "n"])["t_mix"].agg(lambda t: t.max() / t.min())
+    (model_max, n_max), largest = spread.idxmax(), float(spread.max())
+    claims["he2016_s4_order_matters_small"] = measured(
+        f"slowest/fastest of random, best and worst systematic scan at the two smallest n of each model: up to "
+        f"{largest:.2f}x ({model_max.replace('_', ' ')}, n = {n_max}); "
+        + ", ".join(f"{m.replace('_', ' ')} n = {n}: {v:.2f}x" for (m, n), v in spread.items()),
+        largest, by_model_and_n={f"{m} n={n}": float(v) for (m, n), v in spread.items()})
+
     hit = {scan: _hitting(island_mass[island_mass["scan"] == scan], 0.5) for scan in SCANS}
     factor = hit["worst_systematic"] / max(hit["random"], hit["best_systematic"])
     n_b = int(island_mass["n"].iloc[0])

@@ -443,59 +443,48 @@ def _fmt_seconds(seconds: float) -> str:
     return f"{seconds:.3g} s"
 
 
+def _speedups(summary: dict, kind: str) -> list[tuple[int, float]]:
+    """``[(sample points, speed-up)]`` of one curve (``measured`` or ``predicted``), increasing in points."""
+    return [(int(n), summary["speedup"][n][kind]) for n in sorted(summary["speedup"], key=int)
+            if summary["speedup"][n][kind] is not None]
+
+
 def build_claims(main: dict, small: dict) -> dict:
-    """Measured claims of the timing family (ids ``timing_e2e_*``); verdicts computed from the numbers."""
-    from dogs.claims import claim
+    """Measured claims of the timing family (ids ``timing_e2e_*``); ``config/paper_claims.yaml`` judges them."""
+    from dogs.claims import measured
 
     trials = main["trials"]
     setups = [t["setup_seconds"] for t in trials]
-    steps = [t["seconds_per_step_systematic"] for t in trials]
-    lengths = [t["dogs_length"] for t in trials]
-    paper = main["paper"]
-    claims = {}
-
-    verdict = "reproduced" if max(setups) <= paper["setup_seconds"] else "not reproduced"
-    claims["timing_e2e_setup_seconds"] = claim(
-        f"{_fmt_seconds(main['setup_seconds'])} on {main['n_vars']:,} variables (max over {len(trials)} trials "
-        f"{_fmt_seconds(max(setups))}; {main['machine']['cpu']})",
-        verdict, setup_seconds=main["setup_seconds"], setup_seconds_trials=setups, parts=main["setup_parts"],
-        loadavg=main["loadavg"]["setup"])
-
-    verdict = "reproduced" if max(steps) <= paper["seconds_per_step"] else "not reproduced"
-    claims["timing_e2e_step_seconds"] = claim(
-        f"{_fmt_seconds(main['seconds_per_step_systematic'])} per systematic step, "
-        f"{_fmt_seconds(main['seconds_per_sample_point_systematic'])} per {main['systematic_length']:,}-step sample "
-        f"point incl. reset ({main['machine']['cpu']})",
-        verdict, seconds_per_step_systematic=main["seconds_per_step_systematic"],
-        seconds_per_step_dogs=main["seconds_per_step_dogs"], loadavg=main["loadavg"]["systematic"])
-
-    for key, summary, these in (("timing_e2e_dogs_length", main, lengths),
-                                ("timing_e2e_dogs_length_small", small, [t["dogs_length"] for t in small["trials"]])):
-        target = summary["paper"]["dogs_length"]
-        if all(n == target for n in these):
-            verdict = "reproduced"
-        elif any(n == target for n in these) or all(target / 2 <= n <= 2 * target for n in these):
-            verdict = "partly"
-        else:
-            verdict = "not reproduced"
-        claims[key] = claim(
+    claims = {
+        "timing_e2e_setup_seconds": measured(
+            f"{_fmt_seconds(main['setup_seconds'])} on {main['n_vars']:,} variables (max over {len(trials)} trials "
+            f"{_fmt_seconds(max(setups))}; {main['machine']['cpu']})", main["setup_seconds"],
+            setup_seconds_trials=setups, parts=main["setup_parts"], loadavg=main["loadavg"]["setup"]),
+        "timing_e2e_step_seconds": measured(
+            f"{_fmt_seconds(main['seconds_per_step_systematic'])} per systematic step, "
+            f"{_fmt_seconds(main['seconds_per_sample_point_systematic'])} per {main['systematic_length']:,}-step sample "
+            f"point incl. reset ({main['machine']['cpu']})", main["seconds_per_step_systematic"],
+            seconds_per_step_dogs=main["seconds_per_step_dogs"], loadavg=main["loadavg"]["systematic"]),
+    }
+    for key, summary in (("timing_e2e_dogs_length", main), ("timing_e2e_dogs_length_small", small)):
+        these = [t["dogs_length"] for t in summary["trials"]]
+        claims[key] = measured(
             f"{summary['dogs_length']} (bound {summary['dogs_bound']:.3g} <= eps {summary['systematic_bound']:.3g}; "
             f"{summary['side']}x{summary['side']}, T = {summary['systematic_length']:,}"
             + (f"; trials: {these}" if len(these) > 1 else "") + ")",
-            verdict, dogs_length=these, dogs_bound=summary["dogs_bound"], epsilon=summary["systematic_bound"])
+            {"min_length": min(these), "max_length": max(these)}, dogs_length=these,
+            dogs_bound=summary["dogs_bound"], epsilon=summary["systematic_bound"])
 
     for key, summary in (("timing_e2e_speedup", main), ("timing_e2e_speedup_small", small)):
-        values = [summary["speedup"][n]["predicted"] for n in sorted(summary["speedup"], key=int)]
-        increasing = all(b >= a for a, b in zip(values, values[1:]))
-        if increasing and values[0] > 1:
-            verdict = "reproduced"
-        elif increasing and values[-1] > 1:
-            verdict = "partly"
-        else:
-            verdict = "not reproduced"
-        text = ", ".join(f"{v:.3g}x at {n}" for n, v in zip(sorted(summary["speedup"], key=int), values))
-        claims[key] = claim(f"{text} (limit {summary['speedup_limit']:.3g}x)", verdict, speedup=summary["speedup"],
-                            speedup_limit=summary["speedup_limit"])
+        clocks = _speedups(summary, "measured")
+        predicted = _speedups(summary, "predicted")
+        text = ", ".join(f"{v:.3g}x at {n}" for n, v in clocks)
+        claims[key] = measured(
+            f"measured clocks, setup included: {text} (predicted from per-point times: "
+            + ", ".join(f"{v:.3g}x" for _, v in predicted) + f"; limit {summary['speedup_limit']:.3g}x)",
+            {"speedup_first": clocks[0][1] if clocks else None, "speedup_last": clocks[-1][1] if clocks else None,
+             "growth": clocks[-1][1] / clocks[0][1] if clocks else None},
+            speedup=summary["speedup"], speedup_limit=summary["speedup_limit"])
 
     # Theorem 8 for a ±1 variable: |E_T[X_1] - E_pi[X_1]| <= 2 TV <= 2 V; check the long-run DoGS estimates against it.
     rows = []
@@ -505,12 +494,11 @@ def build_claims(main: dict, small: dict) -> dict:
             rows.append((abs(estimate) <= 2 * t["dogs_bound"] + 3 * error, abs(estimate) > 3 * error))
     within = sum(ok for ok, _ in rows)
     detected = sum(seen for _, seen in rows)
-    verdict = "reproduced" if within == len(rows) else ("partly" if within else "not reproduced")
-    claims["timing_e2e_dogs_bias"] = claim(
+    claims["timing_e2e_dogs_bias"] = measured(
         f"final DoGS estimate within 2x its bound (+3 s.e.) in {within}/{len(rows)} runs; bias detectable "
         f"(|est| > 3 s.e.) in {detected}/{len(rows)}; main trial 0: {main['estimate_dogs'][0]:+.2g} "
-        f"± {main['estimate_dogs'][1]:.1g}",
-        verdict, runs=len(rows), within_bound=within, detectable=detected)
+        f"± {main['estimate_dogs'][1]:.1g}", {"share_within_bound": within / len(rows)},
+        runs=len(rows), within_bound=within, detectable=detected)
     return claims
 
 

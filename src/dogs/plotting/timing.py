@@ -153,7 +153,8 @@ def plot_main(summary: dict, trace: pd.DataFrame, speedup: pd.DataFrame) -> Figu
     if summary["role"].startswith("main"):
         paper_setup = f"paper: {paper['setup_seconds']:g} s"
     else:
-        paper_setup = f"paper: not stated for this grid; T = {paper['systematic_length']:,} and DoGS length {paper['dogs_length']}"
+        paper_setup = (f"paper: not stated for this grid; our systematic scan T = {summary['systematic_length']:,}, "
+                       f"the paper's ~{paper['systematic_length']:,}")
     fig.suptitle(
         f"DoGS vs systematic scan on a {side}x{side} Ising grid ({side * side:,} variables), trial {trial}\n"
         f"DoGS setup {_seconds(info['setup_seconds'])} ({paper_setup}) · "
