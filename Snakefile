@@ -8,6 +8,7 @@ import yaml
 from snakemake.utils import validate
 
 from dogs.config import check_config_files, check_strict_types
+from dogs.experiments._resources import check_config_memory
 
 
 configfile: "config/config.yaml"
@@ -18,6 +19,9 @@ configfile: "config/config.yaml"
 check_config_files(workflow.configfiles)
 validate(config, "config/schema.yaml")
 check_strict_types(config, yaml.safe_load(open("config/schema.yaml")))
+# The resource guard: refuse settings whose estimated memory exceeds resources.max_memory_gb (default: 80% of
+# physical memory) before planning any job, naming the key (src/dogs/experiments/_resources.py).
+check_config_memory(config)
 
 
 include: "rules/common.smk"

@@ -21,6 +21,8 @@ rule annular_ising_compute:  # sampler: truth, LBP and the twelve samplers at eq
     params:
         python=PYTHON,
         args=step_args("annular_ising"),
+    resources:
+        mem_mb=memory_mb("annular_ising"),
     log:
         result("logs/annular/compute_{aa_group}_setting{aa_setting}.log"),
     benchmark:
@@ -39,6 +41,8 @@ rule annular_ising_compute_truth:  # truth and LBP only (Table 1), one setting
     params:
         python=PYTHON,
         args=step_args("annular_ising"),
+    resources:
+        mem_mb=memory_mb("annular_ising"),
     log:
         result("logs/annular/compute_{aa_group}_setting{aa_setting}.log"),
     conda:

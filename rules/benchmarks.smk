@@ -14,6 +14,8 @@ rule benchmark_gibbs:
         pgmpy_side=config["benchmarks"]["pgmpy_side"],
         repeats=config["benchmarks"]["repeats"],
         seed=config["root_seed"],
+    resources:
+        mem_mb=memory_mb("benchmarks"),
     log:
         result("logs/benchmarks/gibbs.log"),
     benchmark:
@@ -34,6 +36,8 @@ rule benchmark_dogs:
         side=config["benchmarks"]["dogs_side"],
         length=2 * config["benchmarks"]["dogs_side"] ** 2,  # two sweeps, as in DoGS §5.2 (2e6 on 1000x1000)
         seed=config["root_seed"],
+    resources:
+        mem_mb=memory_mb("benchmarks"),
     log:
         result("logs/benchmarks/dogs.log"),
     benchmark:
@@ -57,6 +61,8 @@ rule benchmark_binary_samplers:
         settings=config["benchmarks"]["heatmap_settings"],
         runs=config["benchmarks"]["heatmap_runs"],
         seed=config["root_seed"],
+    resources:
+        mem_mb=memory_mb("benchmarks"),
     log:
         result("logs/benchmarks/binary_samplers.log"),
     benchmark:

@@ -20,6 +20,8 @@ rule boltzmann_compute_data:  # the heart-disease table, or synthetic data from 
     params:
         python=PYTHON,
         args=step_args("boltzmann"),
+    resources:
+        mem_mb=memory_mb("boltzmann"),
     log:
         result("logs/heart_disease/compute_data_{bm_dataset}.log"),
     conda:
@@ -38,6 +40,8 @@ rule boltzmann_compute_chains:  # sampler: approximate MH chains with every inne
     params:
         python=PYTHON,
         args=step_args("boltzmann"),
+    resources:
+        mem_mb=memory_mb("boltzmann"),
     log:
         result("logs/heart_disease/compute_chains_{bm_dataset}.log"),
     benchmark:
@@ -59,6 +63,8 @@ rule boltzmann_compute_chains_large:  # the same without the exact chain (2^d st
     params:
         python=PYTHON,
         args=step_args("boltzmann"),
+    resources:
+        mem_mb=memory_mb("boltzmann"),
     log:
         result("logs/heart_disease/compute_chains_{bm_dataset}.log"),
     benchmark:

@@ -6,6 +6,7 @@ import shlex
 import sys
 
 from dogs.data import DatasetMissingError, require_dataset
+from dogs.experiments._resources import estimate_memory
 
 RESULTS = config["results_dir"]
 FIGURES = config["figures_dir"]
@@ -58,9 +59,17 @@ def step_args(*keys):
                     parts += [option, shlex.quote(f"{name}={item}")]
         if config["smoke"]:
             parts.append("--smoke")
+        if (config.get("resources") or {}).get("max_memory_gb") is not None:
+            parts += ["--max-memory-gb", str(config["resources"]["max_memory_gb"])]
         return " ".join(parts)
 
     return args
+
+
+def memory_mb(family):
+    """``resources: mem_mb`` of a compute rule: the resource guard's estimate for one job of ``family``
+    (src/dogs/experiments/_resources.py) plus 500 MB for the interpreter and its libraries."""
+    return int(sum(estimate_memory(family, config[family]).values()) / 2**20) + 500
 
 
 def dataset_available(name):

@@ -31,6 +31,8 @@ rule ising10_compute_guarantees:  # model, TV guarantees of the four scans, DoGS
     params:
         python=PYTHON,
         args=step_args("ising10"),
+    resources:
+        mem_mb=memory_mb("ising10"),
     log:
         result("logs/ising10/compute_guarantees_rep{rep}.log"),
     benchmark:
@@ -53,6 +55,8 @@ rule ising10_compute_measure:  # sampler: marginal error of independent chains a
         python=PYTHON,
         args=step_args("ising10"),
     threads: ALL_CORES  # independent chains over every core (numba prange)
+    resources:
+        mem_mb=memory_mb("ising10"),
     log:
         result("logs/ising10/compute_measure_rep{rep}.log"),
     benchmark:
@@ -127,6 +131,8 @@ rule ising40_compute_guarantees:  # target e_1; open grid (theta = atanh 1/4) or
     params:
         python=PYTHON,
         args=step_args("ising40"),
+    resources:
+        mem_mb=memory_mb("ising40"),
     log:
         result("logs/ising40/compute_guarantees_{model}.log"),
     benchmark:
@@ -164,6 +170,8 @@ rule ising40_compute_bias:  # sampler: bias of X_1^T on the torus, independent c
         python=PYTHON,
         args=step_args("ising40"),
     threads: ALL_CORES  # independent chains over every core (numba prange)
+    resources:
+        mem_mb=memory_mb("ising40"),
     log:
         result("logs/ising40/compute_bias_rep{repetition}.log"),
     benchmark:
@@ -307,6 +315,8 @@ rule loose_bounds_compute_guarantees:  # C-bar = s * C-hat for every s; DoGS re-
     params:
         python=PYTHON,
         args=step_args("loose_bounds"),
+    resources:
+        mem_mb=memory_mb("loose_bounds"),
     log:
         result("logs/loose_bounds/compute_guarantees.log"),
     benchmark:
@@ -327,6 +337,8 @@ rule loose_bounds_compute_bias:  # sampler: bias of X_1^T for every s
         python=PYTHON,
         args=step_args("loose_bounds"),
     threads: ALL_CORES  # independent chains over every core (numba prange)
+    resources:
+        mem_mb=memory_mb("loose_bounds"),
     log:
         result("logs/loose_bounds/compute_bias.log"),
     benchmark:

@@ -16,6 +16,8 @@ rule mcmc_mle_compute_optimum:  # training data and the exact constrained optimu
     params:
         python=PYTHON,
         args=step_args("mcmc_mle"),
+    resources:
+        mem_mb=memory_mb("mcmc_mle"),
     log:
         result("logs/mcmc_mle/compute_optimum_{mle_model}.log"),
     benchmark:
@@ -37,6 +39,8 @@ rule mcmc_mle_compute_trace:  # sampler: projected stochastic gradient ascent, b
         python=PYTHON,
         args=step_args("mcmc_mle"),
     threads: ALL_CORES  # independent chains over every core (numba prange)
+    resources:
+        mem_mb=memory_mb("mcmc_mle"),
     log:
         result("logs/mcmc_mle/compute_trace_{mle_model}.log"),
     benchmark:

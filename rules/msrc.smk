@@ -18,6 +18,8 @@ rule msrc_compute_features:  # every image: DAISY descriptors, colour and positi
     params:
         python=PYTHON,
         args=step_args("msrc"),
+    resources:
+        mem_mb=memory_mb("msrc"),
     log:
         result("logs/msrc/compute_features.log"),
     benchmark:
@@ -34,6 +36,8 @@ rule msrc_compute_scan:  # the DoGS scan of the centre region, once for every im
     params:
         python=PYTHON,
         args=step_args("msrc"),
+    resources:
+        mem_mb=memory_mb("msrc"),
     log:
         result("logs/msrc/compute_scan.log"),
     conda:
@@ -52,6 +56,8 @@ rule msrc_compute_split:  # sampler: PLSA on the training images, MFAM Gibbs on 
     params:
         python=PYTHON,
         args=step_args("msrc"),
+    resources:
+        mem_mb=memory_mb("msrc"),
     log:
         result("logs/msrc/compute_split{split}.log"),
     benchmark:

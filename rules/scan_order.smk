@@ -26,6 +26,8 @@ rule scan_order_compute_mixing:  # exact t_mix of one model for every n: random,
         python=PYTHON,
         args=step_args("scan_order"),
     threads: 2
+    resources:
+        mem_mb=memory_mb("scan_order"),
     log:
         result("logs/scan_order/mixing_{scan_model}.log"),
     benchmark:
@@ -43,6 +45,8 @@ rule scan_order_compute_islands:  # reduced two-islands chain (Fig. 2a) and exac
     params:
         python=PYTHON,
         args=step_args("scan_order"),
+    resources:
+        mem_mb=memory_mb("scan_order"),
     log:
         result("logs/scan_order/islands.log"),
     benchmark:
@@ -59,6 +63,8 @@ rule scan_order_compute_island_mass:  # Fig. 2b: mass on the other island over u
     params:
         python=PYTHON,
         args=step_args("scan_order"),
+    resources:
+        mem_mb=memory_mb("scan_order"),
     log:
         result("logs/scan_order/island_mass.log"),
     benchmark:
@@ -77,6 +83,8 @@ rule scan_order_compute_permutations:  # Fig. 2c: exact t_mix of every permutati
     params:
         python=PYTHON,
         args=step_args("scan_order"),
+    resources:
+        mem_mb=memory_mb("scan_order"),
     log:
         result("logs/scan_order/permutations_{perm_model}.log"),
     benchmark:

@@ -29,6 +29,8 @@ rule timing_compute:
     # A timed rule takes every core so that Snakemake never runs another of its jobs beside it
     # (the job itself is single-threaded); other load on the machine is recorded, not prevented.
     threads: ALL_CORES
+    resources:
+        mem_mb=memory_mb("timing"),
     log:
         result("logs/timing/L{side}/trial{trial}.log"),
     benchmark:

@@ -39,6 +39,7 @@ from typing import Callable
 import yaml
 
 from dogs.config import ConfigError, check_strict_types
+from dogs.experiments._resources import ResourceError, check_memory, memory_limit_bytes
 
 __all__ = ["Experiment", "StepContext", "SettingsError", "load_schema_slice", "validate_settings", "STEP_KINDS"]
 
@@ -189,6 +190,8 @@ class Experiment:
         parser.add_argument("--threads", type=int, default=1, help="the rule's threads (numba threads)")
         parser.add_argument("--smoke", action="store_true", help="a smoke run: claims are stamped not comparable")
         parser.add_argument("--schema", default=str(DEFAULT_SCHEMA), help="the config schema (default %(default)s)")
+        parser.add_argument("--max-memory-gb", type=float, default=None,
+                            help="memory limit of the resource guard (default: 80%% of physical memory)")
         return parser
 
     def context(self, argv=None) -> StepContext:
@@ -222,6 +225,13 @@ class Experiment:
                     raise SettingsError(f"config key {exc}") from None
             if self.check is not None:
                 self.check(settings)
+            if self.config_section:
+                limit = (memory_limit_bytes() if args.max_memory_gb is None
+                         else memory_limit_bytes({"resources": {"max_memory_gb": args.max_memory_gb}}))
+                try:
+                    check_memory(self.config_section, settings, limit)
+                except ResourceError as exc:
+                    raise SettingsError(str(exc)) from None
             inputs = _pairs(args.input, "--input")
             outputs = _pairs(args.output, "--output")
             wildcards = _pairs(args.wildcard, "--wildcard")
