@@ -14,6 +14,9 @@ from dogs.experiments._resources import check_config_memory
 configfile: "config/config.yaml"
 
 
+report: "rules/captions/workflow.rst"
+
+
 # Every config file parsed strictly (duplicate keys refused, errors name the file), then the merged
 # config validated against the schema, then integers and finite numbers enforced (src/dogs/config.py).
 check_config_files(workflow.configfiles)

@@ -76,7 +76,7 @@ rule annular_ising_plot_heatmaps:
     input:
         summary=result("annular/summary.csv"),
     output:
-        figure=figure("annular/{aa_figure}_heatmaps.png"),
+        figure=report(figure("annular/{aa_figure}_heatmaps.png"), caption="captions/annular_heatmaps.rst", category="Annular augmentation, Ising heatmaps"),
     params:
         python=PYTHON,
         args=step_args("annular_ising"),

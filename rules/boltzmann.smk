@@ -97,7 +97,7 @@ rule boltzmann_plot_fig6:
     input:
         errors=result("heart_disease/log_ratio_errors.csv"),
     output:
-        figure=figure("heart_disease/fig6_log_ratio_errors.png"),
+        figure=report(figure("heart_disease/fig6_log_ratio_errors.png"), caption="captions/heart_fig6.rst", category="Annular augmentation, Boltzmann machine"),
     params:
         python=PYTHON,
         args=step_args("boltzmann"),
@@ -113,7 +113,7 @@ rule boltzmann_plot_fig7:
     input:
         chains=bm_chain_files("heart"),
     output:
-        figure=figure("heart_disease/fig7_posterior.png"),
+        figure=report(figure("heart_disease/fig7_posterior.png"), caption="captions/heart_fig7.rst", category="Annular augmentation, Boltzmann machine"),
     params:
         python=PYTHON,
         args=step_args("boltzmann"),
@@ -129,7 +129,7 @@ rule boltzmann_plot_fig8:
     input:
         fractions=result("heart_disease/fractions_within.csv"),
     output:
-        figure=figure("heart_disease/fig8_fraction_within.png"),
+        figure=report(figure("heart_disease/fig8_fraction_within.png"), caption="captions/heart_fig8.rst", category="Annular augmentation, Boltzmann machine"),
     params:
         python=PYTHON,
         args=step_args("boltzmann"),

@@ -90,7 +90,7 @@ rule ising10_plot_fig1:
         guarantees=result("ising10/rep0/guarantees.csv"),
         measured=result("ising10/rep0/measured_error.csv"),
     output:
-        figure=figure("ising10/fig1_guarantees_rep0.png"),
+        figure=report(figure("ising10/fig1_guarantees_rep0.png"), caption="captions/ising10_fig1.rst", category="DoGS 5.1, 10x10 Ising"),
     params:
         python=PYTHON,
         args=step_args("ising10"),
@@ -106,7 +106,7 @@ rule ising10_plot_fig9:
     input:
         guarantees=expand(result("ising10/rep{rep}/guarantees.csv"), rep=ISING10_REPLICATES[1:]),
     output:
-        figure=figure("ising10/fig9_guarantees_replicates.png"),
+        figure=report(figure("ising10/fig9_guarantees_replicates.png"), caption="captions/ising10_fig9.rst", category="DoGS 5.1, 10x10 Ising"),
     params:
         python=PYTHON,
         args=step_args("ising10"),
@@ -208,7 +208,7 @@ rule ising40_plot_fig4:
         guarantees=result("ising40/open/guarantees.csv"),
         histogram=result("ising40/open/profile_histogram.csv"),
     output:
-        figure=figure("ising40/fig4_open_guarantees.png"),
+        figure=report(figure("ising40/fig4_open_guarantees.png"), caption="captions/ising40_fig4.rst", category="DoGS 5.4, 40x40 marginals"),
     params:
         python=PYTHON,
         args=step_args("ising40"),
@@ -225,7 +225,7 @@ rule ising40_plot_fig5:
         guarantees=result("ising40/torus/guarantees.csv"),
         bias=result("ising40/torus/bias_rep0.csv"),
     output:
-        figure=figure("ising40/fig5_torus_guarantees_bias.png"),
+        figure=report(figure("ising40/fig5_torus_guarantees_bias.png"), caption="captions/ising40_fig5.rst", category="DoGS 5.4, 40x40 marginals"),
     params:
         python=PYTHON,
         args=step_args("ising40"),
@@ -241,7 +241,7 @@ rule ising40_plot_fig12:
     input:
         profile=result("ising40/open/profile.npz"),
     output:
-        figure=figure("ising40/fig12_open_frequency_maps.png"),
+        figure=report(figure("ising40/fig12_open_frequency_maps.png"), caption="captions/ising40_fig12.rst", category="DoGS 5.4, 40x40 marginals"),
     params:
         python=PYTHON,
         args=step_args("ising40"),
@@ -257,7 +257,7 @@ rule ising40_plot_fig13:
     input:
         bias=expand(result("ising40/torus/bias_rep{repetition}.csv"), repetition=ISING40_REPETITIONS[1:]),
     output:
-        figure=figure("ising40/fig13_torus_bias_repetitions.png"),
+        figure=report(figure("ising40/fig13_torus_bias_repetitions.png"), caption="captions/ising40_fig13.rst", category="DoGS 5.4, 40x40 marginals"),
     params:
         python=PYTHON,
         args=step_args("ising40"),
@@ -275,7 +275,7 @@ rule ising40_plot_fig14:
         histogram=result("ising40/torus/profile_histogram.csv"),
         profile=result("ising40/torus/profile.npz"),
     output:
-        figure=figure("ising40/fig14_torus_profile.png"),
+        figure=report(figure("ising40/fig14_torus_profile.png"), caption="captions/ising40_fig14.rst", category="DoGS 5.4, 40x40 marginals"),
     params:
         python=PYTHON,
         args=step_args("ising40"),
@@ -291,7 +291,7 @@ rule ising40_plot_fig15:
     input:
         profile=result("ising40/torus/profile.npz"),
     output:
-        figure=figure("ising40/fig15_torus_frequency_maps.png"),
+        figure=report(figure("ising40/fig15_torus_frequency_maps.png"), caption="captions/ising40_fig15.rst", category="DoGS 5.4, 40x40 marginals"),
     params:
         python=PYTHON,
         args=step_args("ising40"),
@@ -372,7 +372,7 @@ rule loose_bounds_plot_fig8:
         guarantees=result("loose_bounds/guarantees.csv"),
         bias=result("loose_bounds/bias.csv"),
     output:
-        figure=figure("loose_bounds/fig8_loose_bounds.png"),
+        figure=report(figure("loose_bounds/fig8_loose_bounds.png"), caption="captions/loose_bounds_fig8.rst", category="DoGS 5.6, loose bounds"),
     params:
         python=PYTHON,
         args=step_args("loose_bounds"),

@@ -73,7 +73,7 @@ rule mcmc_mle_plot_fig3:
     input:
         traces=expand(result("mcmc_mle/{mle_model}/trace.csv"), mle_model=MCMC_MLE_MODELS),
     output:
-        figure=figure("mcmc_mle/fig3_parameter_error.png"),
+        figure=report(figure("mcmc_mle/fig3_parameter_error.png"), caption="captions/mcmc_mle_fig3.rst", category="DoGS 5.3, MCMC maximum likelihood"),
     params:
         python=PYTHON,
         args=step_args("mcmc_mle"),

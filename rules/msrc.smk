@@ -90,7 +90,7 @@ rule msrc_plot_fig6:
     input:
         labels=[result("msrc/split0/labels.npz")],
     output:
-        figure=figure("msrc/fig6_segmentation.png"),
+        figure=report(figure("msrc/fig6_segmentation.png"), caption="captions/msrc_fig6.rst", category="DoGS 5.5, MSRC segmentation"),
     params:
         python=PYTHON,
         args=step_args("msrc"),
@@ -106,7 +106,7 @@ rule msrc_plot_fig16:
     input:
         labels=expand(result("msrc/split{split}/labels.npz"), split=MSRC_SPLITS[:3]),
     output:
-        figure=figure("msrc/fig16_segmentation_repetitions.png"),
+        figure=report(figure("msrc/fig16_segmentation_repetitions.png"), caption="captions/msrc_fig16.rst", category="DoGS 5.5, MSRC segmentation"),
     params:
         python=PYTHON,
         args=step_args("msrc"),
@@ -122,7 +122,7 @@ rule msrc_plot_fig7:
     input:
         summary=result("msrc/summary.csv"),
     output:
-        figure=figure("msrc/fig7_hamming_error.png"),
+        figure=report(figure("msrc/fig7_hamming_error.png"), caption="captions/msrc_fig7.rst", category="DoGS 5.5, MSRC segmentation"),
     params:
         python=PYTHON,
         args=step_args("msrc"),

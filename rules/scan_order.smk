@@ -125,7 +125,7 @@ rule scan_order_plot_fig2a:
         reduced=result("scan_order/two_islands_reduced.csv"),
         exponents=result("scan_order/table1_exponents.csv"),
     output:
-        figure=figure("scan_order/fig2a_mixing_time_vs_n.png"),
+        figure=report(figure("scan_order/fig2a_mixing_time_vs_n.png"), caption="captions/scan_order_fig2a.rst", category="He et al. 2016, scan order"),
     params:
         python=PYTHON,
         args=step_args("scan_order"),
@@ -141,7 +141,7 @@ rule scan_order_plot_fig2b:
     input:
         mass=result("scan_order/fig2b_island_mass.csv"),
     output:
-        figure=figure("scan_order/fig2b_two_islands_mass.png"),
+        figure=report(figure("scan_order/fig2b_two_islands_mass.png"), caption="captions/scan_order_fig2b.rst", category="He et al. 2016, scan order"),
     params:
         python=PYTHON,
         args=step_args("scan_order"),
@@ -157,7 +157,7 @@ rule scan_order_plot_fig2c:
     input:
         permutations=expand(result("scan_order/permutations/{perm_model}.csv"), perm_model=SCAN_ORDER_PERMUTATION_MODELS),
     output:
-        figure=figure("scan_order/fig2c_permutations.png"),
+        figure=report(figure("scan_order/fig2c_permutations.png"), caption="captions/scan_order_fig2c.rst", category="He et al. 2016, scan order"),
     params:
         python=PYTHON,
         args=step_args("scan_order"),

@@ -7,6 +7,7 @@ rule paper_vs_ours_summarise:
         measured=CLAIM_FILES,
     output:
         md=result("tables/paper_vs_ours.md"),
+        html=report(result("tables/paper_vs_ours.html"), caption="captions/paper_vs_ours.rst", category="Paper vs ours"),
         csv=result("tables/paper_vs_ours.csv"),
     params:
         python=PYTHON,

@@ -84,7 +84,7 @@ rule timing_plot_fig2:
         speedup=result(f"timing/L{TIMING_MAIN}/speedup.csv"),
         trace=result(f"timing/L{TIMING_MAIN}/trial0/trace.csv"),
     output:
-        figure=figure("timing/fig2_L1000.png"),
+        figure=report(figure("timing/fig2_L1000.png"), caption="captions/timing_fig2.rst", category="DoGS 5.2, timing"),
     params:
         python=PYTHON,
         args=step_args("timing"),
@@ -102,7 +102,7 @@ rule timing_plot_fig10:
         speedup=result(f"timing/L{TIMING_MAIN}/speedup.csv"),
         traces=[result(f"timing/L{TIMING_MAIN}/trial{k}/trace.csv") for k in TIMING_TRIALS[TIMING_MAIN][1:]],
     output:
-        figure=figure("timing/fig10_L1000_trials.png"),
+        figure=report(figure("timing/fig10_L1000_trials.png"), caption="captions/timing_fig10.rst", category="DoGS 5.2, timing"),
     params:
         python=PYTHON,
         args=step_args("timing"),
@@ -120,7 +120,7 @@ rule timing_plot_fig11:
         speedup=result(f"timing/L{TIMING_SMALL}/speedup.csv"),
         trace=result(f"timing/L{TIMING_SMALL}/trial0/trace.csv"),
     output:
-        figure=figure("timing/fig11_L300.png"),
+        figure=report(figure("timing/fig11_L300.png"), caption="captions/timing_fig11.rst", category="DoGS 5.2, timing"),
     params:
         python=PYTHON,
         args=step_args("timing"),

@@ -77,6 +77,17 @@ def test_smoke_run_makes_figures_and_stamped_table(smoke_run):
 
 
 @pytest.mark.workflow
+def test_the_report_holds_every_figure_and_the_table(smoke_run, tmp_path):
+    report = tmp_path / "report.html"
+    proc = snakemake("--report", str(report), SMOKE_TARGET, "--configfile", "config/smoke.yaml")
+    assert proc.returncode == 0, _output_tail(proc)
+    text = report.read_text(errors="replace")
+    assert "paper_vs_ours.html" in text and "Regenerates DoGS Fig. 1" in text
+    for path in sorted(SMOKE_FIGURES.rglob("*.png")):
+        assert path.name in text, f"{path.name} is not in the report"
+
+
+@pytest.mark.workflow
 def test_every_result_has_a_sidecar(smoke_run):
     skip_dirs = {"logs", "benchmarks", "tables", "claims"}
     results = [

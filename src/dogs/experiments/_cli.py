@@ -130,6 +130,9 @@ class StepContext:
             raise SettingsError(f"step {self.step}: output {name!r} must be one file, got {len(paths)}")
         return Path(paths[0])
 
+    def has_output(self, name: str) -> bool:
+        return name in self._outputs
+
     def wildcard(self, name: str, kind=int):
         """The rule's wildcard ``name``, converted with ``kind`` (``int`` by default)."""
         if name not in self._wildcards:

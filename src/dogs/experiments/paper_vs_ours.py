@@ -1,13 +1,16 @@
 """Render the paper-vs-ours table (``tables/paper_vs_ours.md`` and ``.csv``) from the claims files.
 
 Step ``summarise`` (see :mod:`dogs.experiments._cli`): inputs ``claims`` (``config/paper_claims.yaml``) and
-``measured`` (every family's measured claims), outputs ``md`` and ``csv``.
+``measured`` (every family's measured claims), outputs ``md`` and ``csv`` (and optionally ``html``, the page of
+the Snakemake report).
 
 Never hand-edit the output: it is regenerated from ``config/paper_claims.yaml``
 and the measured claims that the experiments write.
 """
 
 from __future__ import annotations
+
+import html
 
 import pandas as pd
 
@@ -77,6 +80,31 @@ def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+_VERDICT_COLOURS = {"reproduced": "#d8f0d8", "partly": "#fff2c8", "not reproduced": "#f8d4d4",
+                    "information": "#e4ecf8", "not yet run": "#eeeeee"}
+
+
+def to_html(table: pd.DataFrame, smoke: bool) -> str:
+    """The table as a self-contained HTML page (for the Snakemake report), one colour per verdict."""
+    counts = table["verdict"].value_counts()
+    rows = []
+    for _, r in table.iterrows():
+        compared = "; ".join(x for x in (r["quantity"], r["criterion"]) if x) or "—"
+        cells = [r["paper"], r["where"], r["claim"], r["paper_value"], compared, r["ours"] or "—", r["verdict"]]
+        rows.append(f'<tr style="background:{_VERDICT_COLOURS[r["verdict"]]}">'
+                    + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+    warning = ("<p><strong>SMOKE RUN: tiny settings, NOT comparable with the paper.</strong></p>" if smoke else "")
+    header = "".join(f"<th>{h}</th>" for h in ("paper", "where", "claim", "paper's value", "compared", "ours", "verdict"))
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Paper vs ours</title><style>"
+        "body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse} "
+        "td,th{border:1px solid #bbb;padding:4px;vertical-align:top;text-align:left}</style></head><body>"
+        f"<h1>Paper vs ours</h1>{warning}<p>Summary: "
+        + ", ".join(f"{v}: {counts.get(v, 0)}" for v in VERDICTS)
+        + f"</p><table><thead><tr>{header}</tr></thead><tbody>{''.join(rows)}</tbody></table></body></html>\n"
+    )
+
+
 EXPERIMENT = Experiment("paper_vs_ours", __doc__, config_section=None)
 
 
@@ -90,6 +118,9 @@ def summarise(ctx):
     write_csv(table, ctx.output("csv"))
     with atomic_path(ctx.output("md")) as tmp:
         tmp.write_text(to_markdown(table, ctx.smoke))
+    if ctx.has_output("html"):
+        with atomic_path(ctx.output("html")) as tmp:
+            tmp.write_text(to_html(table, ctx.smoke))
     counts = table["verdict"].value_counts()
     ctx.log.info("%d claims: %s", len(table), ", ".join(f"{k} {v}" for k, v in counts.items()))
 
