@@ -194,6 +194,7 @@ rule fig_aa8:  # Fig. 8: fraction of posterior samples within 20% of the true we
 rule table_paper_vs_ours:
     input:
         result("tables/paper_vs_ours.md"),
+        result("tables/paper_vs_ours.html"),
 
 
 rule all_without_data:  # everything that needs no data set from the data directory
