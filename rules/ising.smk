@@ -188,6 +188,7 @@ rule ising40_summarise:
         guarantees_torus=result("ising40/torus/guarantees.csv"),
         profile_open=result("ising40/open/profile.npz"),
         profile_torus=result("ising40/torus/profile.npz"),
+        histogram_open=result("ising40/open/profile_histogram.csv"),
         bias=expand(result("ising40/torus/bias_rep{repetition}.csv"), repetition=ISING40_REPETITIONS),
     output:
         summary=result("ising40/summary.csv"),

@@ -31,7 +31,7 @@ SETTINGS = {
     "doubling_start": 2,
     "budget_seconds": 0.05,
     "checkpoints_per_decade": 5,
-    "speedup_samples": [10, 100, 1000],
+    "speedup_samples": [10, 100, 1000], "settle_level": 0.1,
     "full_reset_probe_seconds": 0.01,
     "target_setup_seconds": 1.0,
     "target_step_seconds": 1.5e-8,
