@@ -61,10 +61,29 @@ rule timing_summarise:
         "{params.python} -m dogs.experiments.timing summarise {params.args} > {log} 2>&1"
 
 
+rule timing_compute_epsilon:  # App. B.2: the DoGS bias for smaller early-stopping levels (main grid, trial 0)
+    output:
+        epsilon=result(f"timing/L{TIMING_MAIN}/epsilon_sweep.csv"),
+    params:
+        python=PYTHON,
+        args=step_args("timing"),
+    resources:
+        mem_mb=memory_mb("timing"),
+    log:
+        result("logs/timing/epsilon_sweep.log"),
+    benchmark:
+        result("benchmarks/snakemake/timing_epsilon_sweep.tsv")
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.python} -m dogs.experiments.timing compute-epsilon {params.args} > {log} 2>&1"
+
+
 rule timing_summarise_claims:
     input:
         main=result(f"timing/L{TIMING_MAIN}/summary.json"),
         small=result(f"timing/L{TIMING_SMALL}/summary.json"),
+        epsilon=result(f"timing/L{TIMING_MAIN}/epsilon_sweep.csv"),
     output:
         claims=result("claims/timing.json"),
     params:

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dogs.claims import load_paper_claims
@@ -31,7 +32,7 @@ SETTINGS = {
     "doubling_start": 2,
     "budget_seconds": 0.05,
     "checkpoints_per_decade": 5,
-    "speedup_samples": [10, 100, 1000], "settle_level": 0.1,
+    "speedup_samples": [10, 100, 1000], "settle_level": 0.1, "epsilon_factors": [1.0, 0.25], "epsilon_points": 2000,
     "full_reset_probe_seconds": 0.01,
     "target_setup_seconds": 1.0,
     "target_step_seconds": 1.5e-8,
@@ -57,8 +58,8 @@ def _step(step, *, inputs=(), outputs=(), wildcards=(), settings=SETTINGS, seed=
 
 
 def test_steps_follow_the_shell_scheme_and_match_the_rules():
-    assert set(timing.EXPERIMENT.steps) == {"compute", "summarise", "summarise-claims", "plot-fig2", "plot-fig10",
-                                            "plot-fig11"}
+    assert set(timing.EXPERIMENT.steps) == {"compute", "compute-epsilon", "summarise", "summarise-claims", "plot-fig2",
+                                            "plot-fig10", "plot-fig11"}
     rules = (ROOT / "rules" / "timing.smk").read_text()
     used = set(re.findall(r"-m dogs\.experiments\.timing ([\w-]+) \{params\.args\}", rules))
     assert used == set(timing.EXPERIMENT.steps)
@@ -145,8 +146,16 @@ def test_tiny_end_to_end_run_writes_summary_and_claims(tmp_path):
     for row in summary["speedup"].values():
         assert row["predicted"] > 0 and row["paper_implied"] > 0
 
+    epsilon = tmp_path / "L8" / "epsilon_sweep.csv"
+    assert _step("compute-epsilon", outputs=[("epsilon", epsilon)]) == 0
+    sweep = pd.read_csv(epsilon)
+    assert list(sweep["factor"]) == [1.0, 0.25] and (sweep["n_points"] == 2000).all()
+    assert (sweep["dogs_variation"] <= sweep["epsilon"]).all() and sweep["dogs_length"].is_monotonic_increasing
+    assert _step("compute-epsilon", outputs=[("epsilon", tmp_path / "again.csv")]) == 0
+    pd.testing.assert_frame_equal(sweep, pd.read_csv(tmp_path / "again.csv"))  # fixed points: no clock in the numbers
+
     claims_path = tmp_path / "claims" / "timing.json"
-    assert _step("summarise-claims", inputs=[("main", paths[8][0]), ("small", paths[5][0])],
+    assert _step("summarise-claims", inputs=[("main", paths[8][0]), ("small", paths[5][0]), ("epsilon", epsilon)],
                  outputs=[("claims", claims_path)], smoke=True) == 0
     claims = json.loads(claims_path.read_text())
     assert claims["family"] == "timing" and claims["smoke"] is True
