@@ -16,19 +16,21 @@ rule annular_ising_compute:  # sampler: truth, LBP and the twelve samplers at eq
     output:
         truth=result("annular/{aa_group}/setting{aa_setting}/truth.npz"),
         errors=result("annular/{aa_group}/setting{aa_setting}/errors.csv"),
-    wildcard_constraints:
-        aa_group="|".join(AA_SAMPLER_GROUPS),
-    params:
-        python=PYTHON,
-        args=step_args("annular_ising"),
-    resources:
-        mem_mb=memory_mb("annular_ising"),
     log:
         result("logs/annular/compute_{aa_group}_setting{aa_setting}.log"),
     benchmark:
-        result("benchmarks/snakemake/annular_ising_compute_{aa_group}_setting{aa_setting}.tsv")
+        result(
+            "benchmarks/snakemake/annular_ising_compute_{aa_group}_setting{aa_setting}.tsv"
+        )
+    wildcard_constraints:
+        aa_group="|".join(AA_SAMPLER_GROUPS),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("annular_ising"),
+    params:
+        python=PYTHON,
+        args=step_args("annular_ising"),
     shell:
         "{params.python} -m dogs.experiments.annular_ising compute {params.args} > {log} 2>&1"
 
@@ -36,17 +38,17 @@ rule annular_ising_compute:  # sampler: truth, LBP and the twelve samplers at eq
 rule annular_ising_compute_truth:  # truth and LBP only (Table 1), one setting
     output:
         truth=result("annular/{aa_group}/setting{aa_setting}/truth.npz"),
+    log:
+        result("logs/annular/compute_{aa_group}_setting{aa_setting}.log"),
     wildcard_constraints:
         aa_group="|".join(AA_TRUTH_GROUPS) or "(?!)",
+    conda:
+        CONDA_ENV
+    resources:
+        mem_mb=memory_mb("annular_ising"),
     params:
         python=PYTHON,
         args=step_args("annular_ising"),
-    resources:
-        mem_mb=memory_mb("annular_ising"),
-    log:
-        result("logs/annular/compute_{aa_group}_setting{aa_setting}.log"),
-    conda:
-        CONDA_ENV
     shell:
         "{params.python} -m dogs.experiments.annular_ising compute {params.args} > {log} 2>&1"
 
@@ -61,13 +63,13 @@ rule annular_ising_summarise:
         tables_md=result("annular/tables_aa.md"),
         tables_csv=result("annular/tables_aa.csv"),
         claims=result("claims/annular_ising.json"),
-    params:
-        python=PYTHON,
-        args=step_args("annular_ising"),
     log:
         result("logs/annular/summarise.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("annular_ising"),
     shell:
         "{params.python} -m dogs.experiments.annular_ising summarise {params.args} > {log} 2>&1"
 
@@ -76,14 +78,18 @@ rule annular_ising_plot_heatmaps:
     input:
         summary=result("annular/summary.csv"),
     output:
-        figure=report(figure("annular/{aa_figure}_heatmaps.png"), caption="captions/annular_heatmaps.rst", category="Annular augmentation, Ising heatmaps"),
-    params:
-        python=PYTHON,
-        args=step_args("annular_ising"),
+        figure=report(
+            figure("annular/{aa_figure}_heatmaps.png"),
+            caption="captions/annular_heatmaps.rst",
+            category="Annular augmentation, Ising heatmaps",
+        ),
     log:
         result("logs/annular/plot_{aa_figure}.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("annular_ising"),
     shell:
         "{params.python} -m dogs.experiments.annular_ising plot-heatmaps {params.args} > {log} 2>&1"
 

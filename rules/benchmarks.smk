@@ -5,54 +5,62 @@
 
 
 rule benchmark_gibbs:
-    threads: ALL_CORES
     output:
         result("benchmarks/gibbs.json"),
-    params:
-        python=PYTHON,
-        side=config["benchmarks"]["gibbs_side"],
-        pgmpy_side=config["benchmarks"]["pgmpy_side"],
-        repeats=config["benchmarks"]["repeats"],
-        seed=config["root_seed"],
-    resources:
-        mem_mb=memory_mb("benchmarks"),
     log:
         result("logs/benchmarks/gibbs.log"),
     benchmark:
         result("benchmarks/snakemake/benchmark_gibbs.tsv")
     conda:
         CONDA_ENV
+    threads: ALL_CORES
+    resources:
+        mem_mb=memory_mb("benchmarks"),
+    params:
+        python=PYTHON,
+        side=config["benchmarks"]["gibbs_side"],
+        pgmpy_side=config["benchmarks"]["pgmpy_side"],
+        repeats=config["benchmarks"]["repeats"],
+        seed=config["root_seed"],
     shell:
         "{params.python} -m dogs.benchmarks.gibbs --out {output} --side {params.side}"
         " --pgmpy-side {params.pgmpy_side} --repeats {params.repeats} --seed {params.seed} > {log} 2>&1"
 
 
 rule benchmark_dogs:
-    threads: ALL_CORES
     output:
         result("benchmarks/dogs.json"),
-    params:
-        python=PYTHON,
-        side=config["benchmarks"]["dogs_side"],
-        length=2 * config["benchmarks"]["dogs_side"] ** 2,  # two sweeps, as in DoGS §5.2 (2e6 on 1000x1000)
-        seed=config["root_seed"],
-    resources:
-        mem_mb=memory_mb("benchmarks"),
     log:
         result("logs/benchmarks/dogs.log"),
     benchmark:
         result("benchmarks/snakemake/benchmark_dogs.tsv")
     conda:
         CONDA_ENV
+    threads: ALL_CORES
+    resources:
+        mem_mb=memory_mb("benchmarks"),
+    params:
+        python=PYTHON,
+        side=config["benchmarks"]["dogs_side"],
+        length=2 * config["benchmarks"]["dogs_side"] ** 2,  # two sweeps, as in DoGS §5.2 (2e6 on 1000x1000)
+        seed=config["root_seed"],
     shell:
         "{params.python} -m dogs.benchmarks.dogs --out {output} --side {params.side}"
         " --length {params.length} --seed {params.seed} > {log} 2>&1"
 
 
 rule benchmark_binary_samplers:
-    threads: ALL_CORES
     output:
         result("benchmarks/binary_samplers.json"),
+    log:
+        result("logs/benchmarks/binary_samplers.log"),
+    benchmark:
+        result("benchmarks/snakemake/benchmark_binary_samplers.tsv")
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES
+    resources:
+        mem_mb=memory_mb("benchmarks"),
     params:
         python=PYTHON,
         hmc_samples=config["benchmarks"]["binary_hmc_samples"],
@@ -61,14 +69,6 @@ rule benchmark_binary_samplers:
         settings=config["benchmarks"]["heatmap_settings"],
         runs=config["benchmarks"]["heatmap_runs"],
         seed=config["root_seed"],
-    resources:
-        mem_mb=memory_mb("benchmarks"),
-    log:
-        result("logs/benchmarks/binary_samplers.log"),
-    benchmark:
-        result("benchmarks/snakemake/benchmark_binary_samplers.tsv")
-    conda:
-        CONDA_ENV
     shell:
         "{params.python} -m dogs.benchmarks.binary_samplers --out {output} --hmc-samples {params.hmc_samples}"
         " --bm-size {params.bm_size} --repeats {params.repeats} --heatmap-settings {params.settings}"
@@ -83,13 +83,13 @@ rule summarise_benchmarks:
     output:
         md=result("benchmarks/summary.md"),
         claims=result("claims/benchmarks.json"),
-    params:
-        python=PYTHON,
-        smoke="--smoke" if config["smoke"] else "",
     log:
         result("logs/benchmarks/summary.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        smoke="--smoke" if config["smoke"] else "",
     shell:
         "{params.python} -m dogs.benchmarks.summary --gibbs {input.gibbs} --dogs {input.dogs} --binary {input.binary}"
         " --md {output.md} --claims {output.claims} {params.smoke} > {log} 2>&1"

@@ -17,15 +17,15 @@ rule boltzmann_compute_data:  # the heart-disease table, or synthetic data from 
         bm_data_inputs,
     output:
         data=result("heart_disease/{bm_dataset}/data.npz"),
-    params:
-        python=PYTHON,
-        args=step_args("boltzmann"),
-    resources:
-        mem_mb=memory_mb("boltzmann"),
     log:
         result("logs/heart_disease/compute_data_{bm_dataset}.log"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("boltzmann"),
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
     shell:
         "{params.python} -m dogs.experiments.boltzmann compute-data {params.args} > {log} 2>&1"
 
@@ -34,20 +34,23 @@ rule boltzmann_compute_chains:  # sampler: approximate MH chains with every inne
     input:
         data=result("heart_disease/{bm_dataset}/data.npz"),
     output:
-        **{f"chains_{s}": result(f"heart_disease/{{bm_dataset}}/posterior_{s}.npz") for s in config["boltzmann"]["samplers"]},
-    wildcard_constraints:
-        bm_dataset="|".join(BM_SMALL) or "(?!)",
-    params:
-        python=PYTHON,
-        args=step_args("boltzmann"),
-    resources:
-        mem_mb=memory_mb("boltzmann"),
+        **{
+            f"chains_{s}": result(f"heart_disease/{{bm_dataset}}/posterior_{s}.npz")
+            for s in config["boltzmann"]["samplers"]
+        },
     log:
         result("logs/heart_disease/compute_chains_{bm_dataset}.log"),
     benchmark:
         result("benchmarks/snakemake/boltzmann_compute_chains_{bm_dataset}.tsv")
+    wildcard_constraints:
+        bm_dataset="|".join(BM_SMALL) or "(?!)",
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("boltzmann"),
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
     shell:
         "{params.python} -m dogs.experiments.boltzmann compute-chains {params.args} > {log} 2>&1"
 
@@ -56,21 +59,24 @@ rule boltzmann_compute_chains_large:  # the same without the exact chain (2^d st
     input:
         data=result("heart_disease/{bm_dataset}/data.npz"),
     output:
-        **{f"chains_{s}": result(f"heart_disease/{{bm_dataset}}/posterior_{s}.npz")
-           for s in config["boltzmann"]["samplers"] if s != "exact"},
-    wildcard_constraints:
-        bm_dataset="|".join(BM_LARGE) or "(?!)",
-    params:
-        python=PYTHON,
-        args=step_args("boltzmann"),
-    resources:
-        mem_mb=memory_mb("boltzmann"),
+        **{
+            f"chains_{s}": result(f"heart_disease/{{bm_dataset}}/posterior_{s}.npz")
+            for s in config["boltzmann"]["samplers"]
+            if s != "exact"
+        },
     log:
         result("logs/heart_disease/compute_chains_{bm_dataset}.log"),
     benchmark:
         result("benchmarks/snakemake/boltzmann_compute_chains_{bm_dataset}.tsv")
+    wildcard_constraints:
+        bm_dataset="|".join(BM_LARGE) or "(?!)",
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("boltzmann"),
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
     shell:
         "{params.python} -m dogs.experiments.boltzmann compute-chains {params.args} > {log} 2>&1"
 
@@ -82,13 +88,13 @@ rule boltzmann_summarise:
         errors=result("heart_disease/log_ratio_errors.csv"),
         fractions=result("heart_disease/fractions_within.csv"),
         claims=result("claims/boltzmann.json"),
-    params:
-        python=PYTHON,
-        args=step_args("boltzmann"),
     log:
         result("logs/heart_disease/summarise.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
     shell:
         "{params.python} -m dogs.experiments.boltzmann summarise {params.args} > {log} 2>&1"
 
@@ -97,14 +103,18 @@ rule boltzmann_plot_fig6:
     input:
         errors=result("heart_disease/log_ratio_errors.csv"),
     output:
-        figure=report(figure("heart_disease/fig6_log_ratio_errors.png"), caption="captions/heart_fig6.rst", category="Annular augmentation, Boltzmann machine"),
-    params:
-        python=PYTHON,
-        args=step_args("boltzmann"),
+        figure=report(
+            figure("heart_disease/fig6_log_ratio_errors.png"),
+            caption="captions/heart_fig6.rst",
+            category="Annular augmentation, Boltzmann machine",
+        ),
     log:
         result("logs/heart_disease/plot_fig6.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
     shell:
         "{params.python} -m dogs.experiments.boltzmann plot-fig6 {params.args} > {log} 2>&1"
 
@@ -113,14 +123,18 @@ rule boltzmann_plot_fig7:
     input:
         chains=bm_chain_files("heart"),
     output:
-        figure=report(figure("heart_disease/fig7_posterior.png"), caption="captions/heart_fig7.rst", category="Annular augmentation, Boltzmann machine"),
-    params:
-        python=PYTHON,
-        args=step_args("boltzmann"),
+        figure=report(
+            figure("heart_disease/fig7_posterior.png"),
+            caption="captions/heart_fig7.rst",
+            category="Annular augmentation, Boltzmann machine",
+        ),
     log:
         result("logs/heart_disease/plot_fig7.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
     shell:
         "{params.python} -m dogs.experiments.boltzmann plot-fig7 {params.args} > {log} 2>&1"
 
@@ -129,14 +143,18 @@ rule boltzmann_plot_fig8:
     input:
         fractions=result("heart_disease/fractions_within.csv"),
     output:
-        figure=report(figure("heart_disease/fig8_fraction_within.png"), caption="captions/heart_fig8.rst", category="Annular augmentation, Boltzmann machine"),
-    params:
-        python=PYTHON,
-        args=step_args("boltzmann"),
+        figure=report(
+            figure("heart_disease/fig8_fraction_within.png"),
+            caption="captions/heart_fig8.rst",
+            category="Annular augmentation, Boltzmann machine",
+        ),
     log:
         result("logs/heart_disease/plot_fig8.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
     shell:
         "{params.python} -m dogs.experiments.boltzmann plot-fig8 {params.args} > {log} 2>&1"
 

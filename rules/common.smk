@@ -12,7 +12,9 @@ RESULTS = config["results_dir"]
 FIGURES = config["figures_dir"]
 # The interpreter for `python -m dogs...`: the one running Snakemake (its virtual environment),
 # or the conda environment's own `python` under --use-conda.
-_USES_CONDA = "CONDA" in {m.name for m in workflow.deployment_settings.deployment_method}
+_USES_CONDA = "CONDA" in {
+    m.name for m in workflow.deployment_settings.deployment_method
+}
 PYTHON = "python" if _USES_CONDA else sys.executable
 CONDA_ENV = "../envs/environment.yaml"
 # `threads: ALL_CORES` claims every core of the run (Snakemake caps a rule's threads at --cores), so no
@@ -52,8 +54,19 @@ def step_args(*keys):
     slice_json = settings(*keys) if keys else "{}"
 
     def args(wildcards, input, output, threads):
-        parts = ["--settings", shlex.quote(slice_json), "--seed", str(config["root_seed"]), "--threads", str(threads)]
-        for option, named in (("--input", input), ("--output", output), ("--wildcard", wildcards)):
+        parts = [
+            "--settings",
+            shlex.quote(slice_json),
+            "--seed",
+            str(config["root_seed"]),
+            "--threads",
+            str(threads),
+        ]
+        for option, named in (
+            ("--input", input),
+            ("--output", output),
+            ("--wildcard", wildcards),
+        ):
             for name, value in named.items():
                 for item in [value] if isinstance(value, str) else value:
                     parts += [option, shlex.quote(f"{name}={item}")]
@@ -68,7 +81,8 @@ def step_args(*keys):
 
 def memory_mb(family):
     """``resources: mem_mb`` of a compute rule: the resource guard's estimate for one job of ``family``
-    (src/dogs/experiments/_resources.py) plus 500 MB for the interpreter and its libraries."""
+    (src/dogs/experiments/_resources.py) plus 500 MB for the interpreter and its libraries.
+    """
     return int(sum(estimate_memory(family, config[family]).values()) / 2**20) + 500
 
 
@@ -97,13 +111,17 @@ def dataset(name):
 def aa_settings(group):
     """Indices 0..n-1 of the settings of an annular_ising group (the length of its list-valued key)."""
     spec = config["annular_ising"]["groups"][group]
-    values = spec["strength"] if isinstance(spec["strength"], list) else spec["bias_scale"]
+    values = (
+        spec["strength"] if isinstance(spec["strength"], list) else spec["bias_scale"]
+    )
     return list(range(len(values)))
 
 
 def aa_files(name, groups):
     """The per-setting result files ``name`` of the annular_ising groups ``groups``."""
-    return [result(f"annular/{g}/setting{k}/{name}") for g in groups for k in aa_settings(g)]
+    return [
+        result(f"annular/{g}/setting{k}/{name}") for g in groups for k in aa_settings(g)
+    ]
 
 
 def bm_units(name):
@@ -115,14 +133,22 @@ def bm_units(name):
 def bm_chain_files(name=None):
     """The posterior files of every boltzmann data set (or one), one per inner sampler; the exact chain only for d <= 10."""
     names = [name] if name else list(config["boltzmann"]["datasets"])
-    return [result(f"heart_disease/{n}/posterior_{s}.npz") for n in names for s in config["boltzmann"]["samplers"]
-            if s != "exact" or bm_units(n) <= 10]
+    return [
+        result(f"heart_disease/{n}/posterior_{s}.npz")
+        for n in names
+        for s in config["boltzmann"]["samplers"]
+        if s != "exact" or bm_units(n) <= 10
+    ]
 
 
 def bm_data_inputs(wildcards):
     """The heart-disease table for the heart data set (stops the workflow with instructions when it is missing)."""
     spec = config["boltzmann"]["datasets"][wildcards.bm_dataset]
-    return [os.path.join(dataset("heart_disease"), "reinis_counts.csv")] if spec["source"] == "heart_disease" else []
+    return (
+        [os.path.join(dataset("heart_disease"), "reinis_counts.csv")]
+        if spec["source"] == "heart_disease"
+        else []
+    )
 
 
 def msrc_archive(wildcards):

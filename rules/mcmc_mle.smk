@@ -13,17 +13,17 @@ rule mcmc_mle_compute_optimum:  # training data and the exact constrained optimu
     output:
         training_data=result("mcmc_mle/{mle_model}/training_data.npz"),
         theta_star=result("mcmc_mle/{mle_model}/theta_star.npz"),
-    params:
-        python=PYTHON,
-        args=step_args("mcmc_mle"),
-    resources:
-        mem_mb=memory_mb("mcmc_mle"),
     log:
         result("logs/mcmc_mle/compute_optimum_{mle_model}.log"),
     benchmark:
         result("benchmarks/snakemake/mcmc_mle_compute_optimum_{mle_model}.tsv")
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("mcmc_mle"),
+    params:
+        python=PYTHON,
+        args=step_args("mcmc_mle"),
     shell:
         "{params.python} -m dogs.experiments.mcmc_mle compute-optimum {params.args}"
         " > {log} 2>&1"
@@ -35,18 +35,18 @@ rule mcmc_mle_compute_trace:  # sampler: projected stochastic gradient ascent, b
         theta_star=result("mcmc_mle/{mle_model}/theta_star.npz"),
     output:
         trace=result("mcmc_mle/{mle_model}/trace.csv"),
-    params:
-        python=PYTHON,
-        args=step_args("mcmc_mle"),
-    threads: ALL_CORES  # independent chains over every core (numba prange)
-    resources:
-        mem_mb=memory_mb("mcmc_mle"),
     log:
         result("logs/mcmc_mle/compute_trace_{mle_model}.log"),
     benchmark:
         result("benchmarks/snakemake/mcmc_mle_compute_trace_{mle_model}.tsv")
     conda:
         CONDA_ENV
+    threads: ALL_CORES  # independent chains over every core (numba prange)
+    resources:
+        mem_mb=memory_mb("mcmc_mle"),
+    params:
+        python=PYTHON,
+        args=step_args("mcmc_mle"),
     shell:
         "{params.python} -m dogs.experiments.mcmc_mle compute-trace {params.args}"
         " > {log} 2>&1"
@@ -54,33 +54,41 @@ rule mcmc_mle_compute_trace:  # sampler: projected stochastic gradient ascent, b
 
 rule mcmc_mle_summarise:
     input:
-        traces=expand(result("mcmc_mle/{mle_model}/trace.csv"), mle_model=MCMC_MLE_MODELS),
+        traces=expand(
+            result("mcmc_mle/{mle_model}/trace.csv"), mle_model=MCMC_MLE_MODELS
+        ),
     output:
         summary=result("mcmc_mle/summary.csv"),
         claims=result("claims/mcmc_mle.json"),
-    params:
-        python=PYTHON,
-        args=step_args("mcmc_mle"),
     log:
         result("logs/mcmc_mle/summarise.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("mcmc_mle"),
     shell:
         "{params.python} -m dogs.experiments.mcmc_mle summarise {params.args} > {log} 2>&1"
 
 
 rule mcmc_mle_plot_fig3:
     input:
-        traces=expand(result("mcmc_mle/{mle_model}/trace.csv"), mle_model=MCMC_MLE_MODELS),
+        traces=expand(
+            result("mcmc_mle/{mle_model}/trace.csv"), mle_model=MCMC_MLE_MODELS
+        ),
     output:
-        figure=report(figure("mcmc_mle/fig3_parameter_error.png"), caption="captions/mcmc_mle_fig3.rst", category="DoGS 5.3, MCMC maximum likelihood"),
-    params:
-        python=PYTHON,
-        args=step_args("mcmc_mle"),
+        figure=report(
+            figure("mcmc_mle/fig3_parameter_error.png"),
+            caption="captions/mcmc_mle_fig3.rst",
+            category="DoGS 5.3, MCMC maximum likelihood",
+        ),
     log:
         result("logs/mcmc_mle/plot_fig3.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("mcmc_mle"),
     shell:
         "{params.python} -m dogs.experiments.mcmc_mle plot-fig3 {params.args} > {log} 2>&1"
 

@@ -15,17 +15,17 @@ rule msrc_compute_features:  # every image: DAISY descriptors, colour and positi
         archive=msrc_archive,
     output:
         features=result("msrc/features.npz"),
-    params:
-        python=PYTHON,
-        args=step_args("msrc"),
-    resources:
-        mem_mb=memory_mb("msrc"),
     log:
         result("logs/msrc/compute_features.log"),
     benchmark:
         result("benchmarks/snakemake/msrc_compute_features.tsv")
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("msrc"),
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
     shell:
         "{params.python} -m dogs.experiments.msrc compute-features {params.args} > {log} 2>&1"
 
@@ -33,15 +33,15 @@ rule msrc_compute_features:  # every image: DAISY descriptors, colour and positi
 rule msrc_compute_scan:  # the DoGS scan of the centre region, once for every image
     output:
         dogs_scan=result("msrc/dogs_scan.npz"),
-    params:
-        python=PYTHON,
-        args=step_args("msrc"),
-    resources:
-        mem_mb=memory_mb("msrc"),
     log:
         result("logs/msrc/compute_scan.log"),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("msrc"),
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
     shell:
         "{params.python} -m dogs.experiments.msrc compute-scan {params.args} > {log} 2>&1"
 
@@ -53,17 +53,17 @@ rule msrc_compute_split:  # sampler: PLSA on the training images, MFAM Gibbs on 
     output:
         hamming=result("msrc/split{split}/hamming.csv"),
         labels=result("msrc/split{split}/labels.npz"),
-    params:
-        python=PYTHON,
-        args=step_args("msrc"),
-    resources:
-        mem_mb=memory_mb("msrc"),
     log:
         result("logs/msrc/compute_split{split}.log"),
     benchmark:
         result("benchmarks/snakemake/msrc_compute_split{split}.tsv")
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("msrc"),
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
     shell:
         "{params.python} -m dogs.experiments.msrc compute-split {params.args} > {log} 2>&1"
 
@@ -75,13 +75,13 @@ rule msrc_summarise:
     output:
         summary=result("msrc/summary.csv"),
         claims=result("claims/msrc.json"),
-    params:
-        python=PYTHON,
-        args=step_args("msrc"),
     log:
         result("logs/msrc/summarise.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
     shell:
         "{params.python} -m dogs.experiments.msrc summarise {params.args} > {log} 2>&1"
 
@@ -90,14 +90,18 @@ rule msrc_plot_fig6:
     input:
         labels=[result("msrc/split0/labels.npz")],
     output:
-        figure=report(figure("msrc/fig6_segmentation.png"), caption="captions/msrc_fig6.rst", category="DoGS 5.5, MSRC segmentation"),
-    params:
-        python=PYTHON,
-        args=step_args("msrc"),
+        figure=report(
+            figure("msrc/fig6_segmentation.png"),
+            caption="captions/msrc_fig6.rst",
+            category="DoGS 5.5, MSRC segmentation",
+        ),
     log:
         result("logs/msrc/plot_fig6.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
     shell:
         "{params.python} -m dogs.experiments.msrc plot-fig6 {params.args} > {log} 2>&1"
 
@@ -106,14 +110,18 @@ rule msrc_plot_fig16:
     input:
         labels=expand(result("msrc/split{split}/labels.npz"), split=MSRC_SPLITS[:3]),
     output:
-        figure=report(figure("msrc/fig16_segmentation_repetitions.png"), caption="captions/msrc_fig16.rst", category="DoGS 5.5, MSRC segmentation"),
-    params:
-        python=PYTHON,
-        args=step_args("msrc"),
+        figure=report(
+            figure("msrc/fig16_segmentation_repetitions.png"),
+            caption="captions/msrc_fig16.rst",
+            category="DoGS 5.5, MSRC segmentation",
+        ),
     log:
         result("logs/msrc/plot_fig16.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
     shell:
         "{params.python} -m dogs.experiments.msrc plot-fig16 {params.args} > {log} 2>&1"
 
@@ -122,14 +130,18 @@ rule msrc_plot_fig7:
     input:
         summary=result("msrc/summary.csv"),
     output:
-        figure=report(figure("msrc/fig7_hamming_error.png"), caption="captions/msrc_fig7.rst", category="DoGS 5.5, MSRC segmentation"),
-    params:
-        python=PYTHON,
-        args=step_args("msrc"),
+        figure=report(
+            figure("msrc/fig7_hamming_error.png"),
+            caption="captions/msrc_fig7.rst",
+            category="DoGS 5.5, MSRC segmentation",
+        ),
     log:
         result("logs/msrc/plot_fig7.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("msrc"),
     shell:
         "{params.python} -m dogs.experiments.msrc plot-fig7 {params.args} > {log} 2>&1"
 

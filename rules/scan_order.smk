@@ -11,7 +11,13 @@
 #   scan_order/mixing_times.csv               model, n, scan, t_mix (read by other tools)
 # Every CSV has its <name>.meta.json sidecar (settings, seed, timing, versions), written by the step.
 
-SCAN_ORDER_MODELS = ["sequence_of_dependencies", "two_islands", "discrete_pyramid", "memorize_and_repeat", "soft_dependencies"]
+SCAN_ORDER_MODELS = [
+    "sequence_of_dependencies",
+    "two_islands",
+    "discrete_pyramid",
+    "memorize_and_repeat",
+    "soft_dependencies",
+]
 SCAN_ORDER_PERMUTATION_MODELS = ["sequence_of_dependencies", "two_islands"]
 
 CLAIM_FILES.append(result("claims/scan_order.json"))
@@ -20,20 +26,20 @@ CLAIM_FILES.append(result("claims/scan_order.json"))
 rule scan_order_compute_mixing:  # exact t_mix of one model for every n: random, best and worst systematic scan
     output:
         mixing=result("scan_order/mixing/{scan_model}.csv"),
-    wildcard_constraints:
-        scan_model="|".join(SCAN_ORDER_MODELS),
-    params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    threads: 2
-    resources:
-        mem_mb=memory_mb("scan_order"),
     log:
         result("logs/scan_order/mixing_{scan_model}.log"),
     benchmark:
         result("benchmarks/scan_order/mixing_{scan_model}.tsv")
+    wildcard_constraints:
+        scan_model="|".join(SCAN_ORDER_MODELS),
     conda:
         CONDA_ENV
+    threads: 2
+    resources:
+        mem_mb=memory_mb("scan_order"),
+    params:
+        python=PYTHON,
+        args=step_args("scan_order"),
     shell:
         "{params.python} -m dogs.experiments.scan_order compute-mixing {params.args} > {log} 2>&1"
 
@@ -42,17 +48,17 @@ rule scan_order_compute_islands:  # reduced two-islands chain (Fig. 2a) and exac
     output:
         reduced=result("scan_order/two_islands_reduced.csv"),
         efficiency=result("scan_order/bridge_efficiency.csv"),
-    params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    resources:
-        mem_mb=memory_mb("scan_order"),
     log:
         result("logs/scan_order/islands.log"),
     benchmark:
         result("benchmarks/scan_order/islands.tsv")
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("scan_order"),
+    params:
+        python=PYTHON,
+        args=step_args("scan_order"),
     shell:
         "{params.python} -m dogs.experiments.scan_order compute-islands {params.args} > {log} 2>&1"
 
@@ -60,17 +66,17 @@ rule scan_order_compute_islands:  # reduced two-islands chain (Fig. 2a) and exac
 rule scan_order_compute_island_mass:  # Fig. 2b: mass on the other island over updates (bridge mass 0.1)
     output:
         mass=result("scan_order/fig2b_island_mass.csv"),
-    params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    resources:
-        mem_mb=memory_mb("scan_order"),
     log:
         result("logs/scan_order/island_mass.log"),
     benchmark:
         result("benchmarks/scan_order/island_mass.tsv")
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("scan_order"),
+    params:
+        python=PYTHON,
+        args=step_args("scan_order"),
     shell:
         "{params.python} -m dogs.experiments.scan_order compute-island-mass {params.args} > {log} 2>&1"
 
@@ -78,61 +84,72 @@ rule scan_order_compute_island_mass:  # Fig. 2b: mass on the other island over u
 rule scan_order_compute_permutations:  # Fig. 2c: exact t_mix of every permutation, and of random scan
     output:
         permutations=result("scan_order/permutations/{perm_model}.csv"),
-    wildcard_constraints:
-        perm_model="|".join(SCAN_ORDER_PERMUTATION_MODELS),
-    params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    resources:
-        mem_mb=memory_mb("scan_order"),
     log:
         result("logs/scan_order/permutations_{perm_model}.log"),
     benchmark:
         result("benchmarks/scan_order/permutations_{perm_model}.tsv")
+    wildcard_constraints:
+        perm_model="|".join(SCAN_ORDER_PERMUTATION_MODELS),
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("scan_order"),
+    params:
+        python=PYTHON,
+        args=step_args("scan_order"),
     shell:
         "{params.python} -m dogs.experiments.scan_order compute-permutations {params.args} > {log} 2>&1"
 
 
 rule scan_order_summarise:  # mixing_times.csv, Table 1 exponents beside the paper's orders, claims
     input:
-        mixing=expand(result("scan_order/mixing/{scan_model}.csv"), scan_model=SCAN_ORDER_MODELS),
+        mixing=expand(
+            result("scan_order/mixing/{scan_model}.csv"), scan_model=SCAN_ORDER_MODELS
+        ),
         reduced=result("scan_order/two_islands_reduced.csv"),
         efficiency=result("scan_order/bridge_efficiency.csv"),
         mass=result("scan_order/fig2b_island_mass.csv"),
-        permutations=expand(result("scan_order/permutations/{perm_model}.csv"), perm_model=SCAN_ORDER_PERMUTATION_MODELS),
+        permutations=expand(
+            result("scan_order/permutations/{perm_model}.csv"),
+            perm_model=SCAN_ORDER_PERMUTATION_MODELS,
+        ),
         paper_claims="config/paper_claims.yaml",
     output:
         mixing_times=result("scan_order/mixing_times.csv"),
         exponents=result("scan_order/table1_exponents.csv"),
         markdown=result("scan_order/table1_exponents.md"),
         claims=result("claims/scan_order.json"),
-    params:
-        python=PYTHON,
-        args=step_args("scan_order"),
     log:
         result("logs/scan_order/summarise.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("scan_order"),
     shell:
         "{params.python} -m dogs.experiments.scan_order summarise {params.args} > {log} 2>&1"
 
 
 rule scan_order_plot_fig2a:
     input:
-        mixing=expand(result("scan_order/mixing/{scan_model}.csv"), scan_model=SCAN_ORDER_MODELS),
+        mixing=expand(
+            result("scan_order/mixing/{scan_model}.csv"), scan_model=SCAN_ORDER_MODELS
+        ),
         reduced=result("scan_order/two_islands_reduced.csv"),
         exponents=result("scan_order/table1_exponents.csv"),
     output:
-        figure=report(figure("scan_order/fig2a_mixing_time_vs_n.png"), caption="captions/scan_order_fig2a.rst", category="He et al. 2016, scan order"),
-    params:
-        python=PYTHON,
-        args=step_args("scan_order"),
+        figure=report(
+            figure("scan_order/fig2a_mixing_time_vs_n.png"),
+            caption="captions/scan_order_fig2a.rst",
+            category="He et al. 2016, scan order",
+        ),
     log:
         result("logs/scan_order/fig2a.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("scan_order"),
     shell:
         "{params.python} -m dogs.experiments.scan_order plot-fig2a {params.args} > {log} 2>&1"
 
@@ -141,29 +158,40 @@ rule scan_order_plot_fig2b:
     input:
         mass=result("scan_order/fig2b_island_mass.csv"),
     output:
-        figure=report(figure("scan_order/fig2b_two_islands_mass.png"), caption="captions/scan_order_fig2b.rst", category="He et al. 2016, scan order"),
-    params:
-        python=PYTHON,
-        args=step_args("scan_order"),
+        figure=report(
+            figure("scan_order/fig2b_two_islands_mass.png"),
+            caption="captions/scan_order_fig2b.rst",
+            category="He et al. 2016, scan order",
+        ),
     log:
         result("logs/scan_order/fig2b.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("scan_order"),
     shell:
         "{params.python} -m dogs.experiments.scan_order plot-fig2b {params.args} > {log} 2>&1"
 
 
 rule scan_order_plot_fig2c:
     input:
-        permutations=expand(result("scan_order/permutations/{perm_model}.csv"), perm_model=SCAN_ORDER_PERMUTATION_MODELS),
+        permutations=expand(
+            result("scan_order/permutations/{perm_model}.csv"),
+            perm_model=SCAN_ORDER_PERMUTATION_MODELS,
+        ),
     output:
-        figure=report(figure("scan_order/fig2c_permutations.png"), caption="captions/scan_order_fig2c.rst", category="He et al. 2016, scan order"),
-    params:
-        python=PYTHON,
-        args=step_args("scan_order"),
+        figure=report(
+            figure("scan_order/fig2c_permutations.png"),
+            caption="captions/scan_order_fig2c.rst",
+            category="He et al. 2016, scan order",
+        ),
     log:
         result("logs/scan_order/fig2c.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("scan_order"),
     shell:
         "{params.python} -m dogs.experiments.scan_order plot-fig2c {params.args} > {log} 2>&1"

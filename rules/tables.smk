@@ -7,14 +7,18 @@ rule paper_vs_ours_summarise:
         measured=CLAIM_FILES,
     output:
         md=result("tables/paper_vs_ours.md"),
-        html=report(result("tables/paper_vs_ours.html"), caption="captions/paper_vs_ours.rst", category="Paper vs ours"),
+        html=report(
+            result("tables/paper_vs_ours.html"),
+            caption="captions/paper_vs_ours.rst",
+            category="Paper vs ours",
+        ),
         csv=result("tables/paper_vs_ours.csv"),
-    params:
-        python=PYTHON,
-        args=step_args(),
     log:
         result("logs/paper_vs_ours.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args(),
     shell:
         "{params.python} -m dogs.experiments.paper_vs_ours summarise {params.args} > {log} 2>&1"

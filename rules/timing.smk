@@ -13,50 +13,59 @@ TIMING_SMALL = config["timing"]["small_side"]
 
 # Trial numbers per grid side: timing.main_trials on the main grid (trial 0 = Fig. 2), one on the small
 # grid (the main grid's entry wins if both sides are equal).
-TIMING_TRIALS = {TIMING_SMALL: [0], TIMING_MAIN: list(range(config["timing"]["main_trials"]))}
+TIMING_TRIALS = {
+    TIMING_SMALL: [0],
+    TIMING_MAIN: list(range(config["timing"]["main_trials"])),
+}
 
 
 rule timing_compute:
     output:
         run=result("timing/L{side}/trial{trial}/run.json"),
         trace=result("timing/L{side}/trial{trial}/trace.csv"),
+    log:
+        result("logs/timing/L{side}/trial{trial}.log"),
+    benchmark:
+        result("benchmarks/snakemake/timing_run_L{side}_trial{trial}.tsv")
     wildcard_constraints:
         side=r"\d+",
         trial=r"\d+",
-    params:
-        python=PYTHON,
-        args=step_args("timing"),
+    conda:
+        CONDA_ENV
     # A timed rule takes every core so that Snakemake never runs another of its jobs beside it
     # (the job itself is single-threaded); other load on the machine is recorded, not prevented.
     threads: ALL_CORES
     resources:
         mem_mb=memory_mb("timing"),
-    log:
-        result("logs/timing/L{side}/trial{trial}.log"),
-    benchmark:
-        result("benchmarks/snakemake/timing_run_L{side}_trial{trial}.tsv")
-    conda:
-        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("timing"),
     shell:
         "{params.python} -m dogs.experiments.timing compute {params.args} > {log} 2>&1"
 
 
 rule timing_summarise:
     input:
-        runs=lambda w: [result(f"timing/L{w.side}/trial{k}/run.json") for k in TIMING_TRIALS[int(w.side)]],
-        traces=lambda w: [result(f"timing/L{w.side}/trial{k}/trace.csv") for k in TIMING_TRIALS[int(w.side)]],
+        runs=lambda w: [
+            result(f"timing/L{w.side}/trial{k}/run.json")
+            for k in TIMING_TRIALS[int(w.side)]
+        ],
+        traces=lambda w: [
+            result(f"timing/L{w.side}/trial{k}/trace.csv")
+            for k in TIMING_TRIALS[int(w.side)]
+        ],
     output:
         summary=result("timing/L{side}/summary.json"),
         speedup=result("timing/L{side}/speedup.csv"),
+    log:
+        result("logs/timing/L{side}/summarise.log"),
     wildcard_constraints:
         side=r"\d+",
+    conda:
+        CONDA_ENV
     params:
         python=PYTHON,
         args=step_args("timing"),
-    log:
-        result("logs/timing/L{side}/summarise.log"),
-    conda:
-        CONDA_ENV
     shell:
         "{params.python} -m dogs.experiments.timing summarise {params.args} > {log} 2>&1"
 
@@ -64,17 +73,17 @@ rule timing_summarise:
 rule timing_compute_epsilon:  # App. B.2: the DoGS bias for smaller early-stopping levels (main grid, trial 0)
     output:
         epsilon=result(f"timing/L{TIMING_MAIN}/epsilon_sweep.csv"),
-    params:
-        python=PYTHON,
-        args=step_args("timing"),
-    resources:
-        mem_mb=memory_mb("timing"),
     log:
         result("logs/timing/epsilon_sweep.log"),
     benchmark:
         result("benchmarks/snakemake/timing_epsilon_sweep.tsv")
     conda:
         CONDA_ENV
+    resources:
+        mem_mb=memory_mb("timing"),
+    params:
+        python=PYTHON,
+        args=step_args("timing"),
     shell:
         "{params.python} -m dogs.experiments.timing compute-epsilon {params.args} > {log} 2>&1"
 
@@ -86,13 +95,13 @@ rule timing_summarise_claims:
         epsilon=result(f"timing/L{TIMING_MAIN}/epsilon_sweep.csv"),
     output:
         claims=result("claims/timing.json"),
-    params:
-        python=PYTHON,
-        args=step_args("timing"),
     log:
         result("logs/timing/claims.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("timing"),
     shell:
         "{params.python} -m dogs.experiments.timing summarise-claims {params.args} > {log} 2>&1"
 
@@ -103,14 +112,18 @@ rule timing_plot_fig2:
         speedup=result(f"timing/L{TIMING_MAIN}/speedup.csv"),
         trace=result(f"timing/L{TIMING_MAIN}/trial0/trace.csv"),
     output:
-        figure=report(figure("timing/fig2_L1000.png"), caption="captions/timing_fig2.rst", category="DoGS 5.2, timing"),
-    params:
-        python=PYTHON,
-        args=step_args("timing"),
+        figure=report(
+            figure("timing/fig2_L1000.png"),
+            caption="captions/timing_fig2.rst",
+            category="DoGS 5.2, timing",
+        ),
     log:
         result("logs/timing/fig2.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("timing"),
     shell:
         "{params.python} -m dogs.experiments.timing plot-fig2 {params.args} > {log} 2>&1"
 
@@ -119,16 +132,23 @@ rule timing_plot_fig10:
     input:
         summary=result(f"timing/L{TIMING_MAIN}/summary.json"),
         speedup=result(f"timing/L{TIMING_MAIN}/speedup.csv"),
-        traces=[result(f"timing/L{TIMING_MAIN}/trial{k}/trace.csv") for k in TIMING_TRIALS[TIMING_MAIN][1:]],
+        traces=[
+            result(f"timing/L{TIMING_MAIN}/trial{k}/trace.csv")
+            for k in TIMING_TRIALS[TIMING_MAIN][1:]
+        ],
     output:
-        figure=report(figure("timing/fig10_L1000_trials.png"), caption="captions/timing_fig10.rst", category="DoGS 5.2, timing"),
-    params:
-        python=PYTHON,
-        args=step_args("timing"),
+        figure=report(
+            figure("timing/fig10_L1000_trials.png"),
+            caption="captions/timing_fig10.rst",
+            category="DoGS 5.2, timing",
+        ),
     log:
         result("logs/timing/fig10.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("timing"),
     shell:
         "{params.python} -m dogs.experiments.timing plot-fig10 {params.args} > {log} 2>&1"
 
@@ -139,14 +159,18 @@ rule timing_plot_fig11:
         speedup=result(f"timing/L{TIMING_SMALL}/speedup.csv"),
         trace=result(f"timing/L{TIMING_SMALL}/trial0/trace.csv"),
     output:
-        figure=report(figure("timing/fig11_L300.png"), caption="captions/timing_fig11.rst", category="DoGS 5.2, timing"),
-    params:
-        python=PYTHON,
-        args=step_args("timing"),
+        figure=report(
+            figure("timing/fig11_L300.png"),
+            caption="captions/timing_fig11.rst",
+            category="DoGS 5.2, timing",
+        ),
     log:
         result("logs/timing/fig11.log"),
     conda:
         CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("timing"),
     shell:
         "{params.python} -m dogs.experiments.timing plot-fig11 {params.args} > {log} 2>&1"
 
