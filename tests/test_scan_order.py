@@ -356,3 +356,29 @@ def test_every_step_end_to_end(tmp_path):
         run(step, inputs=inputs, outputs=[("figure", tmp_path / f"{step}.png")])
         assert (tmp_path / f"{step}.png").stat().st_size > 10_000
     assert math.isfinite(pd.read_csv(tmp_path / "exp.csv")["fitted_beta"].sum())
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_block_classes_give_the_mixing_times_of_all_permutations(n):
+    from dogs.counterexamples.mixing import block_orders
+
+    model = make_model("two_islands", n)
+    kernels, pi = model.kernels(), model.stationary()
+    every = np.arange(model.n_states)
+    classes = block_orders(model)
+    assert len(classes) == math.comb(2 * n - 1, n - 1)  # block sequences up to the swap of the islands
+    all_orders = np.array(list(itertools.permutations(range(model.n_vars))))
+    t_all = systematic_mixing_times(kernels, pi, all_orders, epsilon=0.25, starts=every)
+    t_classes = systematic_mixing_times(kernels, pi, classes, epsilon=0.25, starts=every)
+    assert set(t_all.tolist()) == set(t_classes.tolist())
+
+
+def test_a_wrongly_declared_block_symmetry_is_refused():
+    import dataclasses
+
+    from dogs.counterexamples.mixing import block_orders
+
+    model = make_model("sequence_of_dependencies", 4)
+    wrong = dataclasses.replace(model, interchangeable_blocks=((0, 1), (2, 3)), blocks_swappable=True)
+    with pytest.raises(ValueError, match="not a symmetry"):
+        block_orders(wrong)

@@ -129,6 +129,13 @@ class ScanOrderModel:
     orders_equivalent : bool
         True when every relabelling of the variables leaves :math:`\pi` invariant, so all
         systematic permutations have the same mixing time (and best = worst).
+    interchangeable_blocks : tuple of tuples of int
+        Blocks of variables within which every relabelling leaves :math:`\pi` invariant (two islands:
+        the x and the y variables). Two systematic scans that differ only by such relabellings are
+        conjugate chains with the same worst-case mixing time, so a scan's mixing time depends only on
+        the sequence of blocks it visits (:func:`dogs.counterexamples.mixing.block_orders`).
+    blocks_swappable : bool
+        True when exchanging the (equally large) blocks also leaves :math:`\pi` invariant.
     """
 
     name: str
@@ -141,6 +148,8 @@ class ScanOrderModel:
     parameters: Mapping
     random_scan_starts: np.ndarray
     orders_equivalent: bool = False
+    interchangeable_blocks: tuple = ()
+    blocks_swappable: bool = False
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -206,7 +215,8 @@ def _c_order(states: np.ndarray, log_weights: np.ndarray):
     return np.ascontiguousarray(states[order]), np.ascontiguousarray(log_weights[order])
 
 
-def _finish(name, n, card, states, exponents_or_logw, names, named, params, starts_mask_fn, equivalent):
+def _finish(name, n, card, states, exponents_or_logw, names, named, params, starts_mask_fn, equivalent,
+            blocks=(), swappable=False):
     states, logw = _c_order(np.asarray(states, dtype=np.int64), np.asarray(exponents_or_logw, dtype=np.float64))
     starts = np.flatnonzero(starts_mask_fn(states))
     return ScanOrderModel(
@@ -220,6 +230,8 @@ def _finish(name, n, card, states, exponents_or_logw, names, named, params, star
         parameters=dict(params),
         random_scan_starts=starts,
         orders_equivalent=equivalent,
+        interchangeable_blocks=tuple(tuple(int(v) for v in block) for block in blocks),
+        blocks_swappable=bool(swappable),
     )
 
 
@@ -276,6 +288,7 @@ def two_islands(n: int, bridge_weight: float = 1.0) -> ScanOrderModel:
         [f"x{i + 1}" for i in range(n)] + [f"y{i + 1}" for i in range(n)],
         {"best_systematic": best, "worst_systematic": np.arange(2 * n)},
         {"bridge_weight": w_b}, starts, False,
+        blocks=(range(n), range(n, 2 * n)), swappable=True,
     )
 
 
