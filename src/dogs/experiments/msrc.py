@@ -153,6 +153,8 @@ def compute_split(ctx):
     test, train = np.sort(order[:n_test]), np.sort(order[n_test:])
     codebook = learn_codebook(descriptors[train].reshape(-1, descriptors.shape[2]), cfg["codebook_size"],
                               seed_sequence(ctx.seed, *path, "codebook"))
+    ctx.log.info("split %d: codebook of %d texture words learned (%.0f s so far)", split, cfg["codebook_size"],
+                 ctx.elapsed())
     words = [np.column_stack([quantise(descriptors[k], codebook), colours[k], positions]) for k in range(len(names))]
     n_words = (cfg["codebook_size"], cfg["colour"]["hue_bins"] + cfg["colour"]["value_bins"],
                cfg["position_cells"][0] * cfg["position_cells"][1])
@@ -164,7 +166,12 @@ def compute_split(ctx):
     systematic = systematic_scan(GRID[0] * GRID[1], GRID[0] * GRID[1])
     centre = centre_weights(GRID, cfg["region"]).astype(bool)
     rows, maps, seconds = [], {}, {"systematic": 0.0, "dogs": 0.0}
+    segmenting = time.perf_counter()
     for n, k in enumerate(test):
+        if n and n % 6 == 0:
+            per_image = (time.perf_counter() - segmenting) / n
+            ctx.log.info("split %d: %d/%d test images segmented; about %.0f s left", split, n, len(test),
+                         per_image * (len(test) - n))
         theta, responsibilities = fold_in(plsa, words[k], iterations=cfg["plsa"]["fold_in_iterations"])
         start = responsibilities.argmax(axis=1)
         model = mfam_model(np.log(np.maximum(theta, 1e-300)) + patch_log_likelihoods(plsa, words[k]), GRID, cfg["sigma"])
