@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Start (or stop) a one-node SLURM cluster on this machine, for trying the SLURM profile without a cluster.
+#   profiles/slurm/local_cluster.sh start DIR   -> prints the line to export SLURM_CONF
+#   profiles/slurm/local_cluster.sh stop DIR
+# Needs Debian's slurm-wlm and munge packages (slurmctld, slurmd, munged) and root, as in a container.
+# Everything it writes (config, state, logs, munge socket) lives under DIR, except a link
+# /etc/slurm/slurm.conf -> DIR/slurm.conf when the machine has no SLURM configuration of its own.
+set -euo pipefail
+action="${1:?usage: local_cluster.sh start|stop DIR}"
+dir="$(mkdir -p "${2:?usage: local_cluster.sh start|stop DIR}" && cd "$2" && pwd)"
+
+if [ "$action" = stop ]; then
+    for name in slurmd slurmctld munged; do
+        [ -f "$dir/$name.pid" ] && kill "$(cat "$dir/$name.pid")" 2>/dev/null || true
+    done
+    [ "$(readlink /etc/slurm/slurm.conf 2>/dev/null)" = "$dir/slurm.conf" ] && rm -f /etc/slurm/slurm.conf
+    exit 0
+fi
+
+for tool in slurmctld slurmd munged sbatch; do
+    command -v "$tool" > /dev/null || { echo "local_cluster.sh: $tool not found (install slurm-wlm and munge)" >&2; exit 3; }
+done
+mkdir -p "$dir"/{state,spool,munge,log}
+host="$(hostname -s)"
+cpus="$(nproc)"
+memory_mb="$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 - 1024 ))"
+
+# munge: a private key and socket, so the machine's own munge setup (if any) is left alone
+[ -f "$dir/munge/munge.key" ] || dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
+chmod 600 "$dir/munge/munge.key"
+munged --key-file="$dir/munge/munge.key" --socket="$dir/munge/socket" --pid-file="$dir/munged.pid" \
+       --log-file="$dir/log/munged.log" --seed-file="$dir/munge/seed" --force
+
+cat > "$dir/slurm.conf" <<CONF
+ClusterName=dogs-local
+SlurmctldHost=$host
+SlurmUser=$(id -un)
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge/socket
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=none
+ReturnToService=2
+MinJobAge=600
+SlurmctldPort=46817
+SlurmdPort=46818
+NodeName=$host CPUs=$cpus RealMemory=$memory_mb State=UNKNOWN
+PartitionName=local Nodes=$host Default=YES MaxTime=INFINITE State=UP
+CONF
+
+# Job steps (srun inside a job) read the default configuration path, whatever SLURM_CONF says: point it at
+# ours when the machine has none (removed again by 'stop').
+if [ ! -e /etc/slurm/slurm.conf ]; then
+    mkdir -p /etc/slurm && ln -s "$dir/slurm.conf" /etc/slurm/slurm.conf
+fi
+slurmctld -f "$dir/slurm.conf"
+slurmd -f "$dir/slurm.conf"
+export SLURM_CONF="$dir/slurm.conf"
+for _ in $(seq 30); do
+    if sinfo -h -o %T 2>/dev/null | grep -q idle; then
+        echo "export SLURM_CONF=$dir/slurm.conf"
+        exit 0
+    fi
+    sleep 1
+done
+echo "local_cluster.sh: the node did not come up; see $dir/log" >&2
+exit 1
