@@ -170,7 +170,6 @@ MALFORMED = {
     "zero entry": CYCLE.replace("1.0 2.0", "0 2.0"),
     "bayes network": CYCLE.replace("MARKOV", "BAYES"),
     "unknown variable": CYCLE.replace("2 3 0", "2 3 9"),
-    "higher order": CYCLE.replace("7\n1 0", "7\n3 0 1 2", 1),
     "huge domain": CYCLE.replace("2 2 2 2", "2 2 2 100000000"),
     "not a number": CYCLE.replace("1.0 2.0", "1.0 two"),
     "trailing tokens": CYCLE + "\n1 2 3\n",
@@ -219,3 +218,56 @@ def test_write_uai_round_trip(tmp_path):
 def test_console_script_help():
     proc = subprocess.run([sys.executable, "-m", "dogs.cli", "scan", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "--budget" in proc.stdout
+
+
+TRIPLE = """MARKOV
+4
+2 2 2 2
+3
+3 0 1 2
+2 2 3
+1 3
+
+8
+1.0 2.0 0.5 1.5 3.0 1.0 2.0 4.0
+4
+2.0 1.0 1.0 2.0
+2
+1.0 3.0
+"""
+
+
+def test_binary_networks_with_larger_factors_use_theorem12(tmp_path, capsys):
+    from dogs.bounds import exact_influence_higher_order
+    from dogs.models.uai import read_uai_binary_factors
+
+    path = tmp_path / "triple.uai"
+    path.write_text(TRIPLE)
+    n_vars, factors, h, constant = read_uai_binary_factors(path)
+    # the parity expansion reproduces the network's log density on every state
+    tables = [(np.array([1.0, 2.0, 0.5, 1.5, 3.0, 1.0, 2.0, 4.0]).reshape(2, 2, 2), (0, 1, 2)),
+              (np.array([2.0, 1.0, 1.0, 2.0]).reshape(2, 2), (2, 3)), (np.array([1.0, 3.0]), (3,))]
+    for x in itertools.product([0, 1], repeat=4):
+        s = 2 * np.array(x) - 1
+        direct = sum(np.log(t[tuple(x[v] for v in scope)]) for t, scope in tables)
+        expanded = constant + h @ s + sum(c * np.prod(s[list(scope)]) for scope, c in factors)
+        assert np.isclose(direct, expanded, atol=1e-12)
+
+    code, out, err = run_cli(["bound", str(path), "--out", str(tmp_path / "c.npz")], capsys)
+    assert code == EXIT_OK, err
+    from scipy import sparse
+
+    bound = sparse.load_npz(tmp_path / "c.npz").toarray()
+    exact = exact_influence_higher_order(n_vars, factors, h).toarray()
+    assert np.all(bound >= exact - 1e-12) and bound[0, 1] > 0  # Theorem 12 bounds the true influence
+    code, out, _ = run_cli(["scan", str(path), "--target", "0", "--budget", "40"], capsys)
+    assert code == EXIT_OK and json.loads(out)["dogs_variation"] <= json.loads(out)["base_variation"]
+    for command in ("exact", "sample"):
+        argv = [command, str(path)] + (["--scan", "systematic", "--length", "8", "--chains", "2"] if command == "sample" else [])
+        code, _, err = run_cli(argv, capsys)
+        assert code == EXIT_BAD_INPUT and "pairwise networks only" in err
+    code, _, err = run_cli(["bound", str(path), "--method", "theorem10"], capsys)
+    assert code == EXIT_BAD_INPUT and "Theorem 12" in err
+    (tmp_path / "ternary.uai").write_text(TRIPLE.replace("2 2 2 2", "3 2 2 2").replace("8\n1.0 2.0", "12\n1 1 1 1 1.0 2.0"))
+    code, _, err = run_cli(["bound", str(tmp_path / "ternary.uai")], capsys)
+    assert code == EXIT_BAD_INPUT and "binary variables only" in err

@@ -1,8 +1,9 @@
 """``dogs``: DoGS on your own model from the command line.
 
 Models are pairwise Markov networks in the UAI format (``.uai``, :mod:`dogs.models.uai`; a network
-whose variables all have two states is read as a ±1 model, label 0 = spin -1) or the package's own
-binary model files (``.npz``, :meth:`dogs.models.BinaryPairwiseMRF.from_npz`).
+whose variables all have two states is read as a ±1 model, label 0 = spin -1), binary UAI networks
+with larger factors (``bound`` and ``scan`` only, DoGS Theorem 12), or the package's own binary model
+files (``.npz``, :meth:`dogs.models.BinaryPairwiseMRF.from_npz`).
 
 Subcommands (``dogs <subcommand> --help`` for the options)::
 
@@ -29,6 +30,7 @@ import csv
 import io
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -42,15 +44,32 @@ class InputError(ValueError):
 
 
 # ------------------------------------------------------------------------------------------ models
+@dataclass(frozen=True)
+class HigherOrderBinary:
+    """A binary network with factors over more than two variables, in the parity form of DoGS Theorem 12."""
+
+    n_vars: int
+    factors: list
+    h: np.ndarray
+
+
 def load_model(path: str):
-    """``(model, log_constant)`` from a ``.uai`` or a package ``.npz`` file."""
+    """``(model, log_constant)`` from a ``.uai`` or a package ``.npz`` file.
+
+    A UAI network with a factor over more than two (binary) variables gives a :class:`HigherOrderBinary`,
+    which ``bound`` and ``scan`` accept (Theorem 12) and ``sample`` and ``exact`` refuse.
+    """
     from dogs.models.binary import BinaryPairwiseMRF
-    from dogs.models.uai import read_uai, to_binary_pairwise
+    from dogs.models.uai import read_uai, read_uai_binary_factors, read_uai_factors, to_binary_pairwise
 
     file = Path(path)
     if not file.is_file():
         raise InputError(f"model file {path} not found")
     if file.suffix.lower() == ".uai":
+        _, factors = read_uai_factors(file)
+        if any(len(scope) > 2 for scope, _ in factors):
+            n_vars, parities, h, constant = read_uai_binary_factors(file)
+            return HigherOrderBinary(n_vars, parities, h), constant
         model, constant = read_uai(file)
         if np.all(model.cardinalities == 2):
             model, offset = to_binary_pairwise(model)
@@ -121,11 +140,28 @@ def _write_scan(indices: np.ndarray, path: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------ commands
-def cmd_bound(args) -> dict:
-    from dogs.bounds import influence_bound
+def _bound(model, method: str):
+    """The influence bound of ``model`` by ``method`` (Theorem 12 for a :class:`HigherOrderBinary`)."""
+    from dogs.bounds import influence_bound, influence_higher_order
 
+    if isinstance(model, HigherOrderBinary):
+        if method not in ("auto", "theorem12"):
+            raise InputError(f"a network with factors over more than two variables takes --method auto or theorem12 "
+                             f"(DoGS Theorem 12), not {method}")
+        return influence_higher_order(model.n_vars, model.factors, model.h).tocsr()
+    return influence_bound(model, method).tocsr()
+
+
+def _pairwise(model, command: str):
+    if isinstance(model, HigherOrderBinary):
+        raise InputError(f"'dogs {command}' supports pairwise networks only; this one has factors over more than "
+                         "two variables ('dogs bound' and 'dogs scan' handle it with DoGS Theorem 12)")
+    return model
+
+
+def cmd_bound(args) -> dict:
     model, _ = load_model(args.model)
-    bound = influence_bound(model, args.method).tocsr()
+    bound = _bound(model, args.method)
     row_sums = np.asarray(bound.sum(axis=1)).ravel()
     if args.out:
         sparse.save_npz(args.out, bound)
@@ -135,7 +171,6 @@ def cmd_bound(args) -> dict:
 
 
 def cmd_scan(args) -> dict:
-    from dogs.bounds import influence_bound
     from dogs.scans.dogs import dogs_scan, iterated_dogs, length_doubling_dogs
     from dogs.scans.variation import dobrushin_variation
 
@@ -143,7 +178,7 @@ def cmd_scan(args) -> dict:
     p = model.n_vars
     d = _weights(args, p)
     base = _scan(args.base, p, args.budget)
-    bound = influence_bound(model, args.method)
+    bound = _bound(model, args.method)
     base_variation = dobrushin_variation(base, d, bound)
     if args.epsilon is not None:
         epsilon = base_variation if args.epsilon == "base" else _positive_float(args.epsilon, "--epsilon")
@@ -177,7 +212,7 @@ def cmd_sample(args) -> dict:
     from dogs.models.binary import BinaryPairwiseMRF
     from dogs.samplers import run_discrete_gibbs, run_gibbs
 
-    model, _ = load_model(args.model)
+    model = _pairwise(load_model(args.model)[0], "sample")
     if args.chains < 1:
         raise InputError(f"--chains must be positive, got {args.chains}")
     scan = _scan(args.scan, model.n_vars, args.length)
@@ -205,6 +240,7 @@ def cmd_exact(args) -> dict:
     from dogs.exact.junction_tree import junction_tree_marginals
 
     model, constant = load_model(args.model)
+    _pairwise(model, "exact")
     exact = junction_tree_marginals(model, max_table_entries=args.max_table_entries)
     rows = [{"variable": i, "state": k, "probability": float(m[k])}
             for i, m in enumerate(exact.node_marginals) for k in range(len(m))]

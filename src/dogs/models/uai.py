@@ -11,8 +11,10 @@ network is :math:`\pi(x) \propto \prod_f \phi_f(x_{S_f})`, so in the log-linear 
     \log \pi(x) = \sum_i \sum_{f: S_f = \{i\}} \log \phi_f(x_i)
                 + \sum_{i<j} \sum_{f: S_f = \{i, j\}} \log \phi_f(x_i, x_j) - \log Z .
 
-Factors over one or two variables are supported (several on the same scope are multiplied; a scope
-given as ``(j, i)`` is transposed); an empty scope is a constant and only shifts :math:`\log Z`.
+Factors over one or two variables give a pairwise model (several on the same scope are multiplied; a
+scope given as ``(j, i)`` is transposed); an empty scope is a constant and only shifts :math:`\log Z`.
+Binary networks with larger factors are read in the parity form of DoGS Theorem 12
+(:func:`read_uai_binary_factors`).
 Entries must be positive and finite: Gibbs sampling and the influence bounds of DoGS Theorems 10-12
 need positive potentials. Anything else is refused with a message that names the factor, rather than
 read in part.
@@ -24,6 +26,7 @@ reader can say which factor is wrong and why, and it keeps the pairwise structur
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -31,10 +34,12 @@ import numpy as np
 
 from dogs.models.discrete import DiscretePairwiseMRF
 
-__all__ = ["UAIError", "read_uai", "to_binary_pairwise", "write_uai"]
+__all__ = ["UAIError", "read_uai", "read_uai_binary_factors", "read_uai_factors", "to_binary_pairwise", "write_uai"]
 
 #: Largest cardinality accepted (a Gibbs update tabulates every state of a variable).
 MAX_CARDINALITY = 1 << 16
+#: Largest table of one factor (entries).
+MAX_TABLE_ENTRIES = 1 << 24
 
 
 class UAIError(ValueError):
@@ -71,17 +76,8 @@ class _Tokens:
             raise UAIError(f"{self.source}: {what} must be a number, got {token!r}") from None
 
 
-def read_uai(path) -> tuple[DiscretePairwiseMRF, float]:
-    """Read a pairwise ``MARKOV`` UAI file.
-
-    Returns
-    -------
-    model : DiscretePairwiseMRF
-        Unary and pairwise log potentials (the logs of the tables).
-    log_constant : float
-        The sum of the logs of the constant (empty-scope) factors: ``log Z`` of the file's network is
-        ``log Z`` of ``model`` plus this.
-    """
+def read_uai_factors(path) -> tuple[np.ndarray, list[tuple[tuple[int, ...], np.ndarray]]]:
+    """Read a ``MARKOV`` UAI file as its cardinalities and its factors ``(scope, log table)``, any scope size."""
     path = Path(path)
     try:
         text = path.read_text()
@@ -105,14 +101,10 @@ def read_uai(path) -> tuple[DiscretePairwiseMRF, float]:
             raise UAIError(f"{path}: factor {f} names variable {max(scope)}, but there are only {n_vars}")
         if len(set(scope)) != len(scope):
             raise UAIError(f"{path}: factor {f} names a variable twice: {scope}")
-        if size > 2:
-            raise UAIError(f"{path}: factor {f} has {size} variables; only factors of one or two variables "
-                           "(pairwise networks) are supported")
+        if math.prod(int(cards[v]) for v in scope) > MAX_TABLE_ENTRIES:
+            raise UAIError(f"{path}: factor {f} over variables {scope} has more than {MAX_TABLE_ENTRIES} entries")
         scopes.append(scope)
-
-    unary = [np.zeros(k) for k in cards]
-    pairs: dict[tuple[int, int], np.ndarray] = {}
-    log_constant = 0.0
+    factors = []
     for f, scope in enumerate(scopes):
         shape = tuple(int(cards[v]) for v in scope)
         expected = math.prod(shape)
@@ -124,7 +116,33 @@ def read_uai(path) -> tuple[DiscretePairwiseMRF, float]:
             bad = float(values[~(np.isfinite(values) & (values > 0))][0])
             raise UAIError(f"{path}: factor {f} has the entry {bad:g}; entries must be positive and finite "
                            "(zeros are hard constraints, which Gibbs sampling and the influence bounds do not support)")
-        log_table = np.log(values).reshape(shape)
+        factors.append((scope, np.log(values).reshape(shape)))
+    if tokens.position != len(tokens.items):
+        raise UAIError(f"{path}: {len(tokens.items) - tokens.position} tokens after the last table (wrong counts?)")
+    return cards, factors
+
+
+def read_uai(path) -> tuple[DiscretePairwiseMRF, float]:
+    """Read a pairwise ``MARKOV`` UAI file.
+
+    Returns
+    -------
+    model : DiscretePairwiseMRF
+        Unary and pairwise log potentials (the logs of the tables).
+    log_constant : float
+        The sum of the logs of the constant (empty-scope) factors: ``log Z`` of the file's network is
+        ``log Z`` of ``model`` plus this.
+    """
+    cards, factors = read_uai_factors(path)
+    for f, (scope, _) in enumerate(factors):
+        if len(scope) > 2:
+            raise UAIError(f"{path}: factor {f} has {len(scope)} variables; only factors of one or two variables "
+                           "(pairwise networks) are supported here (binary networks with larger factors: "
+                           "read_uai_binary_factors)")
+    unary = [np.zeros(k) for k in cards]
+    pairs: dict[tuple[int, int], np.ndarray] = {}
+    log_constant = 0.0
+    for scope, log_table in factors:
         if len(scope) == 0:
             log_constant += float(log_table)
         elif len(scope) == 1:
@@ -134,11 +152,47 @@ def read_uai(path) -> tuple[DiscretePairwiseMRF, float]:
             if i > j:
                 i, j, log_table = j, i, log_table.T
             pairs[(i, j)] = pairs.get((i, j), 0.0) + log_table
-    if tokens.position != len(tokens.items):
-        raise UAIError(f"{path}: {len(tokens.items) - tokens.position} tokens after the last table (wrong counts?)")
     edges = np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
     model = DiscretePairwiseMRF(cards, unary, edges, [pairs[tuple(e)] for e in edges.tolist()])
     return model, log_constant
+
+
+def read_uai_binary_factors(path) -> tuple[int, list[tuple[tuple[int, ...], float]], np.ndarray, float]:
+    r"""A binary ``MARKOV`` UAI network of any factor sizes, in the form of DoGS Theorem 12.
+
+    Every log table over :math:`\{0, 1\}^k` (label 0 = spin -1, 1 = spin +1) is expanded exactly in
+    parities of the spins, :math:`L(x_S) = \sum_{T \subseteq S} c_T \prod_{i \in T} s_i` with
+    :math:`c_T = 2^{-k} \sum_{x} L(x) \prod_{i \in T} s_i(x)`; the terms with :math:`|T| = 1` form
+    the field ``h`` and those with :math:`|T| \ge 2` the factors. Returns ``(n_vars, factors, h,
+    log_constant)`` with ``factors = [(T, c_T), ...]`` as :func:`dogs.bounds.influence_higher_order`
+    takes them.
+    """
+    cards, factors = read_uai_factors(path)
+    if np.any(cards != 2):
+        raise UAIError(f"{path}: factors over more than two variables are supported for binary variables only "
+                       "(DoGS Theorem 12)")
+    n_vars = cards.size
+    h = np.zeros(n_vars)
+    terms: dict[tuple[int, ...], float] = {}
+    constant = 0.0
+    for scope, log_table in factors:
+        k = len(scope)
+        if k == 0:
+            constant += float(log_table)
+            continue
+        spins = 2 * np.array(list(np.ndindex(*([2] * k)))) - 1  # (2^k, k), C order as the table
+        values = log_table.reshape(-1)
+        for size in range(k + 1):
+            for subset in itertools.combinations(range(k), size):
+                coefficient = float(values @ np.prod(spins[:, list(subset)], axis=1)) / 2**k
+                if size == 0:
+                    constant += coefficient
+                elif size == 1:
+                    h[scope[subset[0]]] += coefficient
+                elif coefficient != 0.0:
+                    key = tuple(sorted(scope[i] for i in subset))
+                    terms[key] = terms.get(key, 0.0) + coefficient
+    return n_vars, sorted(terms.items()), h, constant
 
 
 def write_uai(model: DiscretePairwiseMRF, path) -> Path:
