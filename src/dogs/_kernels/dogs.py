@@ -206,6 +206,16 @@ def _refresh(indptr, indices, data, b_value, b_set, d, w, heap_var, heap_w, heap
 
 
 @njit(cache=True)
+def _support_variation(heap_var, n, d, b_value, b_set):
+    """``d^T b`` over the support of ``d`` (the ``n`` variables in the heap)."""
+    total = 0.0
+    for pos in range(n):
+        k = heap_var[pos]
+        total += d[k] * (b_value[k] if b_set[k] else 1.0)
+    return total
+
+
+@njit(cache=True)
 def _materialise(b_value, b_set):
     """Write ``1.0`` into every unset entry of ``b`` (before a dense operation on it).
 
@@ -285,7 +295,9 @@ def dogs_backward(
     where : (p,) int64, zero
         Work space: heap positions.
     tree : float64, zero, of length ``tree_offsets(p)[-1]``
-        Work space: the sum tree of :math:`d_i b_i`.
+        Work space: the sum tree of :math:`d_i b_i`, kept only with early stopping (``epsilon > -inf``),
+        where :math:`\mathcal V` is needed after every step; otherwise :math:`\mathcal V` is summed over
+        the support at both ends and the tree is never touched.
 
     The work space is passed in zero-filled (``numpy.zeros``, which the operating system provides
     lazily) rather than allocated here, so that a run on a short scan touches only what it uses.
@@ -305,6 +317,8 @@ def dogs_backward(
     heap_w = np.empty(n_vars)
     heap_d = np.empty(n_vars)
     offsets = tree_offsets(n_vars)
+    # Without early stopping V is needed only at both ends: no sum tree, V = d^T b over the support.
+    track = epsilon > -np.inf
 
     # Initial state: d = d_T, w = -d ⊙ (I - C̄) b_T on the support, V = d^T b_T.
     for s in range(support.size):
@@ -315,13 +329,14 @@ def dogs_backward(
         k = support[s]
         w[k] = _derivative(indptr, indices, data, b_value, b_set, d, k)
         heap_var[s], heap_w[s], heap_d[s] = k, w[k], d[k]
-        tree_set(tree, offsets, k, d[k] * (b_value[k] if b_set[k] else 1.0))
+        if track:
+            tree_set(tree, offsets, k, d[k] * (b_value[k] if b_set[k] else 1.0))
     n = support.size
     heapify(heap_var, heap_w, heap_d, where, n)
     zero = 0  # the smallest index with d = 0 (n_vars: none)
     while zero < n_vars and d[zero] != 0.0:
         zero += 1
-    input_variation = tree_total(tree, offsets)
+    input_variation = tree_total(tree, offsets) if track else _support_variation(heap_var, n, d, b_value, b_set)
     variation = input_variation
     n_uniform = uniform_snapshots.shape[0]
     stop = -1
@@ -335,7 +350,8 @@ def dogs_backward(
         if site >= 0:
             b_value[site] = previous_values[t]
             if d[site] != 0.0:
-                tree_set(tree, offsets, site, d[site] * b_value[site])
+                if track:
+                    tree_set(tree, offsets, site, d[site] * b_value[site])
                 n = _refresh(indptr, indices, data, b_value, b_set, d, w, heap_var, heap_w, heap_d, where, n, site)
             for slot in range(col_indptr[site], col_indptr[site + 1]):
                 k = col_indices[slot]
@@ -350,7 +366,8 @@ def dogs_backward(
                     w[k] = _derivative(indptr, indices, data, b_value, b_set, d, k)
                     heap_var[n], heap_w[n], heap_d[n] = k, w[k], d[k]
                     n += 1
-                    tree_set(tree, offsets, k, d[k] * b_value[k])
+                    if track:
+                        tree_set(tree, offsets, k, d[k] * b_value[k])
             heapify(heap_var, heap_w, heap_d, where, n)
         # q_t* = e_{argmin w} over all p keys (w, -d, index): the heap's top or (0, 0, zero).
         if n == 0:
@@ -364,18 +381,23 @@ def dogs_backward(
         if moved != 0.0:
             # d_{t-1}^T = d_t^T B(e_{i*}): d[i*] -> 0 (zero diagonal), row i* of C̄ receives moved weight.
             d[best] = 0.0
-            tree_set(tree, offsets, best, 0.0)
+            if track:
+                tree_set(tree, offsets, best, 0.0)
             n = _refresh(indptr, indices, data, b_value, b_set, d, w, heap_var, heap_w, heap_d, where, n, best)
             if best < zero:
                 zero = best
             for slot in range(indptr[best], indptr[best + 1]):
                 j = indices[slot]
                 d[j] += moved * data[slot]
-                tree_set(tree, offsets, j, d[j] * (b_value[j] if b_set[j] else 1.0))
+                if track:
+                    tree_set(tree, offsets, j, d[j] * (b_value[j] if b_set[j] else 1.0))
             for slot in range(indptr[best], indptr[best + 1]):
                 n = _refresh(indptr, indices, data, b_value, b_set, d, w, heap_var, heap_w, heap_d, where, n,
                              indices[slot])
             while zero < n_vars and d[zero] != 0.0:
                 zero += 1
-        variation = tree_total(tree, offsets)  # d_{t-1}^T b_{t-1}
+        if track:
+            variation = tree_total(tree, offsets)  # d_{t-1}^T b_{t-1}
+    if not track:
+        variation = _support_variation(heap_var, n, d, b_value, b_set)
     return input_variation, variation, stop
