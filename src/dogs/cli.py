@@ -60,17 +60,17 @@ def load_model(path: str):
     which ``bound`` and ``scan`` accept (Theorem 12) and ``sample`` and ``exact`` refuse.
     """
     from dogs.models.binary import BinaryPairwiseMRF
-    from dogs.models.uai import read_uai, read_uai_binary_factors, read_uai_factors, to_binary_pairwise
+    from dogs.models.uai import pairwise_model, parity_form, read_uai_factors, to_binary_pairwise
 
     file = Path(path)
     if not file.is_file():
         raise InputError(f"model file {path} not found")
     if file.suffix.lower() == ".uai":
-        _, factors = read_uai_factors(file)
+        cards, factors = read_uai_factors(file)
         if any(len(scope) > 2 for scope, _ in factors):
-            n_vars, parities, h, constant = read_uai_binary_factors(file)
+            n_vars, parities, h, constant = parity_form(cards, factors, source=file)
             return HigherOrderBinary(n_vars, parities, h), constant
-        model, constant = read_uai(file)
+        model, constant = pairwise_model(cards, factors, source=file)
         if np.all(model.cardinalities == 2):
             model, offset = to_binary_pairwise(model)
             constant += offset
@@ -89,7 +89,7 @@ def _cardinalities(model) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------ scans
-def _read_indices(path: str, n_vars: int, what: str) -> np.ndarray:
+def _read_indices(path: str, what: str) -> np.ndarray:
     file = Path(path)
     if not file.is_file():
         raise InputError(f"{what} file {path} not found")
@@ -107,7 +107,7 @@ def _scan(spec: str, n_vars: int, length: int | None):
         if length is None or length < 1:
             raise InputError(f"a {spec} scan needs a positive length (--budget or --length)")
         return paper_systematic_scan(n_vars, length) if spec == "systematic" else uniform_scan(n_vars, length)
-    values = _read_indices(spec, n_vars, "scan")
+    values = _read_indices(spec, "scan")
     if values.size == 0 or np.any(values != np.round(values)) or values.min() < -1 or values.max() >= n_vars:
         raise InputError(f"scan file {spec}: entries must be variable indices 0..{n_vars - 1} (or -1 for a uniform step)")
     return explicit_scan(values.astype(np.int64), n_vars)
@@ -126,7 +126,7 @@ def _weights(args, n_vars: int) -> np.ndarray:
         d = np.zeros(n_vars)
         d[targets] = 1.0
         return d
-    d = _read_indices(args.weights, n_vars, "weights")
+    d = _read_indices(args.weights, "weights")
     if d.size != n_vars or np.any(d < 0) or not np.all(np.isfinite(d)):
         raise InputError(f"weights file {args.weights}: needs {n_vars} non-negative finite numbers, got {d.size}")
     return d

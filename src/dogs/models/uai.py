@@ -34,7 +34,8 @@ import numpy as np
 
 from dogs.models.discrete import DiscretePairwiseMRF
 
-__all__ = ["UAIError", "read_uai", "read_uai_binary_factors", "read_uai_factors", "to_binary_pairwise", "write_uai"]
+__all__ = ["UAIError", "pairwise_model", "parity_form", "read_uai", "read_uai_binary_factors", "read_uai_factors",
+           "to_binary_pairwise", "write_uai"]
 
 #: Largest cardinality accepted (a Gibbs update tabulates every state of a variable).
 MAX_CARDINALITY = 1 << 16
@@ -123,7 +124,12 @@ def read_uai_factors(path) -> tuple[np.ndarray, list[tuple[tuple[int, ...], np.n
 
 
 def read_uai(path) -> tuple[DiscretePairwiseMRF, float]:
-    """Read a pairwise ``MARKOV`` UAI file.
+    """Read a pairwise ``MARKOV`` UAI file: :func:`pairwise_model` of :func:`read_uai_factors`."""
+    return pairwise_model(*read_uai_factors(path), source=path)
+
+
+def pairwise_model(cards, factors, source="network") -> tuple[DiscretePairwiseMRF, float]:
+    """The factors of :func:`read_uai_factors` as a pairwise model.
 
     Returns
     -------
@@ -133,10 +139,9 @@ def read_uai(path) -> tuple[DiscretePairwiseMRF, float]:
         The sum of the logs of the constant (empty-scope) factors: ``log Z`` of the file's network is
         ``log Z`` of ``model`` plus this.
     """
-    cards, factors = read_uai_factors(path)
     for f, (scope, _) in enumerate(factors):
         if len(scope) > 2:
-            raise UAIError(f"{path}: factor {f} has {len(scope)} variables; only factors of one or two variables "
+            raise UAIError(f"{source}: factor {f} has {len(scope)} variables; only factors of one or two variables "
                            "(pairwise networks) are supported here (binary networks with larger factors: "
                            "read_uai_binary_factors)")
     unary = [np.zeros(k) for k in cards]
@@ -157,42 +162,50 @@ def read_uai(path) -> tuple[DiscretePairwiseMRF, float]:
     return model, log_constant
 
 
-def read_uai_binary_factors(path) -> tuple[int, list[tuple[tuple[int, ...], float]], np.ndarray, float]:
-    r"""A binary ``MARKOV`` UAI network of any factor sizes, in the form of DoGS Theorem 12.
+def _parity_coefficients(log_table: np.ndarray) -> dict[tuple[int, ...], float]:
+    r"""Exact expansion of a log table over :math:`\{0, 1\}^k` in spin parities (label 0 = spin -1).
 
-    Every log table over :math:`\{0, 1\}^k` (label 0 = spin -1, 1 = spin +1) is expanded exactly in
-    parities of the spins, :math:`L(x_S) = \sum_{T \subseteq S} c_T \prod_{i \in T} s_i` with
-    :math:`c_T = 2^{-k} \sum_{x} L(x) \prod_{i \in T} s_i(x)`; the terms with :math:`|T| = 1` form
-    the field ``h`` and those with :math:`|T| \ge 2` the factors. Returns ``(n_vars, factors, h,
-    log_constant)`` with ``factors = [(T, c_T), ...]`` as :func:`dogs.bounds.influence_higher_order`
-    takes them.
+    :math:`L(x) = \sum_{T \subseteq \{0..k-1\}} c_T \prod_{i \in T} s_i` with
+    :math:`c_T = 2^{-k} \sum_x L(x) \prod_{i \in T} s_i(x)`; returns ``{T: c_T}`` (positions in the table).
     """
-    cards, factors = read_uai_factors(path)
+    k = log_table.ndim
+    if k == 0:
+        return {(): float(log_table)}
+    spins = 2 * np.array(list(np.ndindex(*([2] * k)))) - 1  # (2^k, k), C order as the table
+    values = log_table.reshape(-1)
+    return {subset: float(values @ np.prod(spins[:, list(subset)], axis=1)) / 2**k
+            for size in range(k + 1) for subset in itertools.combinations(range(k), size)}
+
+
+def read_uai_binary_factors(path) -> tuple[int, list[tuple[tuple[int, ...], float]], np.ndarray, float]:
+    """A binary ``MARKOV`` UAI network of any factor sizes: :func:`parity_form` of :func:`read_uai_factors`."""
+    return parity_form(*read_uai_factors(path), source=path)
+
+
+def parity_form(cards, factors, source="network") -> tuple[int, list[tuple[tuple[int, ...], float]], np.ndarray, float]:
+    r"""The factors of a binary network in the form of DoGS Theorem 12.
+
+    Every log table is expanded exactly in spin parities (:func:`_parity_coefficients`); the terms
+    with :math:`|T| = 1` form the field ``h`` and those with :math:`|T| \ge 2` the factors. Returns
+    ``(n_vars, factors, h, log_constant)`` with ``factors = [(T, c_T), ...]`` as
+    :func:`dogs.bounds.influence_higher_order` takes them.
+    """
     if np.any(cards != 2):
-        raise UAIError(f"{path}: factors over more than two variables are supported for binary variables only "
+        raise UAIError(f"{source}: factors over more than two variables are supported for binary variables only "
                        "(DoGS Theorem 12)")
-    n_vars = cards.size
-    h = np.zeros(n_vars)
+    h = np.zeros(cards.size)
     terms: dict[tuple[int, ...], float] = {}
     constant = 0.0
     for scope, log_table in factors:
-        k = len(scope)
-        if k == 0:
-            constant += float(log_table)
-            continue
-        spins = 2 * np.array(list(np.ndindex(*([2] * k)))) - 1  # (2^k, k), C order as the table
-        values = log_table.reshape(-1)
-        for size in range(k + 1):
-            for subset in itertools.combinations(range(k), size):
-                coefficient = float(values @ np.prod(spins[:, list(subset)], axis=1)) / 2**k
-                if size == 0:
-                    constant += coefficient
-                elif size == 1:
-                    h[scope[subset[0]]] += coefficient
-                elif coefficient != 0.0:
-                    key = tuple(sorted(scope[i] for i in subset))
-                    terms[key] = terms.get(key, 0.0) + coefficient
-    return n_vars, sorted(terms.items()), h, constant
+        for subset, coefficient in _parity_coefficients(np.asarray(log_table)).items():
+            if len(subset) == 0:
+                constant += coefficient
+            elif len(subset) == 1:
+                h[scope[subset[0]]] += coefficient
+            elif coefficient != 0.0:
+                key = tuple(sorted(scope[i] for i in subset))
+                terms[key] = terms.get(key, 0.0) + coefficient
+    return cards.size, sorted(terms.items()), h, constant
 
 
 def write_uai(model: DiscretePairwiseMRF, path) -> Path:
@@ -213,23 +226,27 @@ def write_uai(model: DiscretePairwiseMRF, path) -> Path:
 def to_binary_pairwise(model: DiscretePairwiseMRF):
     r"""The same distribution as a ±1 :class:`~dogs.models.BinaryPairwiseMRF` when every variable has 2 states.
 
-    Label 0 is the spin :math:`-1` and label 1 the spin :math:`+1`. A pairwise log table is written as
-    :math:`L(a, b) = c + \alpha s_a + \beta s_b + \theta s_a s_b` with
-    :math:`\theta = (L_{11} + L_{00} - L_{10} - L_{01})/4`,
-    :math:`\alpha = (L_{11} + L_{10} - L_{01} - L_{00})/4`, :math:`\beta = (L_{11} + L_{01} - L_{10} - L_{00})/4`,
-    and a unary one as :math:`u(a) = c + h s_a`, :math:`h = (u_1 - u_0)/2`. Returns ``(model, log_offset)``
-    with :math:`\log Z_{\text{discrete}} = \log Z_{\pm 1} + \text{log\_offset}`.
+    Label 0 is the spin :math:`-1` and label 1 the spin :math:`+1`. Each table is expanded in spin parities
+    (:func:`_parity_coefficients`): a pairwise one as :math:`L(a, b) = c + \alpha s_a + \beta s_b + \theta
+    s_a s_b`, e.g. :math:`\theta = (L_{11} + L_{00} - L_{10} - L_{01})/4`, a unary one as
+    :math:`u(a) = c + h s_a`, :math:`h = (u_1 - u_0)/2`. Returns ``(model, log_offset)`` with
+    :math:`\log Z_{\text{discrete}} = \log Z_{\pm 1} + \text{log\_offset}`.
     """
     from dogs.models.binary import BinaryPairwiseMRF
 
     if np.any(model.cardinalities != 2):
         raise ValueError("to_binary_pairwise needs every variable to have exactly 2 states")
-    h = np.array([(u[1] - u[0]) / 2 for u in model.unary])
-    offset = float(sum((u[1] + u[0]) / 2 for u in model.unary))
+    h = np.zeros(model.n_vars)
+    offset = 0.0
+    for i, u in enumerate(model.unary):
+        c = _parity_coefficients(u)
+        h[i] += c[(0,)]
+        offset += c[()]
     theta = np.empty(model.n_edges)
     for e, ((i, j), t) in enumerate(zip(model.edges.tolist(), model.tables)):
-        theta[e] = (t[1, 1] + t[0, 0] - t[1, 0] - t[0, 1]) / 4
-        h[i] += (t[1, 1] + t[1, 0] - t[0, 1] - t[0, 0]) / 4
-        h[j] += (t[1, 1] + t[0, 1] - t[1, 0] - t[0, 0]) / 4
-        offset += float(t.sum()) / 4
+        c = _parity_coefficients(t)
+        theta[e] = c[(0, 1)]
+        h[i] += c[(0,)]
+        h[j] += c[(1,)]
+        offset += c[()]
     return BinaryPairwiseMRF(model.edges, theta, h, shape=model.shape), offset
