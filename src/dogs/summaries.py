@@ -27,6 +27,7 @@ __all__ = [
     "SETTLE_WINDOW",
     "bias_settles_at",
     "first_at_or_below",
+    "first_staying_at_or_below",
     "first_sustained_at_or_below",
     "mean_abs_bias",
     "mean_by_length",
@@ -80,6 +81,16 @@ def first_sustained_at_or_below(positions, values, level: float, window: int):
         if np.median(values[end - window:end]) <= level:
             return positions[end - 1].item()
     return None
+
+
+def first_staying_at_or_below(positions, values, level: float):
+    """First position from which every later value (ordered by position) is at most ``level``; None if the last
+    one is above it."""
+    positions = np.asarray(positions)
+    order = np.argsort(positions, kind="stable")
+    above = np.flatnonzero(np.asarray(values, dtype=np.float64)[order] > level)
+    start = 0 if above.size == 0 else above[-1] + 1
+    return positions[order[start]].item() if start < order.size else None
 
 
 #: Consecutive lengths over which the median |bias| must be at most the level for :func:`bias_settles_at`.

@@ -39,7 +39,7 @@ from dogs.models.binary import BinaryPairwiseMRF, grid_edges, grid_model
 from dogs.samplers.recording import samples_by_scan
 from dogs.scans.guarantees import guarantee_curves, length_grid, longest_scan_arrays, scan_arrays, scan_family
 from dogs.seeds import make_rng, seed_record, seed_sequence
-from dogs.summaries import noise_floor
+from dogs.summaries import first_staying_at_or_below, noise_floor
 
 FAMILY = "ising10"
 
@@ -237,15 +237,9 @@ def summarise(ctx):
     for path in ctx.inputs("measured"):
         errors = pd.read_csv(path)
         floor = float(errors["noise_floor"].iloc[0])
-        reach = {}
-        for scan, group in errors.groupby("scan"):
-            ordered = group.sort_values("T")
-            settled = None  # first T from which the error stays within twice the noise floor
-            for t, error in zip(ordered["T"][::-1], ordered["error"][::-1]):
-                if error > 2 * floor:
-                    break
-                settled = int(t)
-            reach[scan] = settled
+        # first T from which the error stays within twice the noise floor
+        reach = {scan: first_staying_at_or_below(group["T"], group["error"], 2 * floor)
+                 for scan, group in errors.groupby("scan")}
         rep = int(errors["replicate"].iloc[0])
         claims["dogs_s51_dogs_two_orders"]["details"][f"measured_rep{rep}"] = {
             "noise_floor": floor, "n_chains": int(errors["n_chains"].iloc[0]),

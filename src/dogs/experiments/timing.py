@@ -67,6 +67,7 @@ from dogs.scans.base import Scan, paper_systematic_scan, systematic_scan
 from dogs.scans.dogs import length_doubling_dogs
 from dogs.scans.variation import dobrushin_variation
 from dogs.seeds import make_rng, seed_record, seed_sequence
+from dogs.summaries import first_staying_at_or_below
 
 __all__ = [
     "EXPERIMENT",
@@ -380,10 +381,8 @@ def _speedup_rows(record: dict, trace: pd.DataFrame, samples, paper_curve: bool)
 def _settles_at(trace: pd.DataFrame, scan: str, level: float):
     """First wall-clock time (setup included) from which ``|running estimate|`` stays at most ``level``; None if
     it never does by the end of the run (E[X_1] = 0 by symmetry)."""
-    part = trace[trace["scan"] == scan].sort_values("wall_clock_seconds")
-    above = np.flatnonzero(np.abs(part["estimate"].to_numpy()) > level)
-    start = 0 if above.size == 0 else above[-1] + 1
-    return float(part["wall_clock_seconds"].iloc[start]) if start < len(part) else None
+    part = trace[trace["scan"] == scan]
+    return first_staying_at_or_below(part["wall_clock_seconds"], np.abs(part["estimate"]), level)
 
 
 def summarise_trials(settings: dict, records: list[dict], traces: list[pd.DataFrame]) -> tuple[dict, pd.DataFrame]:
