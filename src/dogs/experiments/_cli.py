@@ -229,10 +229,8 @@ class Experiment:
             if self.check is not None:
                 self.check(settings)
             if self.config_section:
-                limit = (memory_limit_bytes() if args.max_memory_gb is None
-                         else memory_limit_bytes({"resources": {"max_memory_gb": args.max_memory_gb}}))
                 try:
-                    check_memory(self.config_section, settings, limit)
+                    check_memory(self.config_section, settings, memory_limit_bytes(args.max_memory_gb))
                 except ResourceError as exc:
                     raise SettingsError(str(exc)) from None
             inputs = _pairs(args.input, "--input")

@@ -32,11 +32,11 @@ class ResourceError(ValueError):
     """A config slice whose estimated memory exceeds the limit; the message names the key."""
 
 
-def memory_limit_bytes(config: dict | None = None) -> int:
-    """``resources.max_memory_gb`` of the config, else :data:`DEFAULT_FRACTION` of physical memory."""
-    limit = ((config or {}).get("resources") or {}).get("max_memory_gb")
-    if limit is not None:
-        return int(float(limit) * 1024**3)
+def memory_limit_bytes(max_memory_gb: float | None = None) -> int:
+    """``max_memory_gb`` (the config's ``resources.max_memory_gb``) in bytes, else :data:`DEFAULT_FRACTION` of
+    physical memory."""
+    if max_memory_gb is not None:
+        return int(float(max_memory_gb) * 1024**3)
     return int(DEFAULT_FRACTION * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
 
@@ -184,7 +184,7 @@ def _gib(n_bytes: float) -> str:
 
 def check_config_memory(config: dict) -> None:
     """Check every family section of a whole (validated) config against its limit (the Snakefile's guard)."""
-    limit = memory_limit_bytes(config)
+    limit = memory_limit_bytes((config.get("resources") or {}).get("max_memory_gb"))
     for family in _ESTIMATORS:
         if isinstance(config.get(family), dict):
             check_memory(family, config[family], limit)

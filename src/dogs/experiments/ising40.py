@@ -266,11 +266,12 @@ def summarise(ctx):
         f"{int(last_torus['T'])}: systematic {last_torus['systematic']:.3g}, DoGS {last_torus['dogs']:.3g} "
         f"({last_torus['systematic'] / last_torus['dogs']:.3g}x)", {"share_below": float(below.mean())})
     histogram = pd.read_csv(ctx.input("histogram_open"))
-    mean_distance = float((histogram["distance"] * histogram["visits"]).sum() / histogram["visits"].sum())
+    mean_distance = float(np.average(histogram["distance"], weights=histogram["visits"]))
+    systematic_distance = float(np.average(histogram["distance"],
+                                           weights=histogram["systematic_visits_per_site"] * histogram["n_sites"]))
     claims["dogs_s54_distance_histogram"] = measured(
         f"open grid: the DoGS scan's updates lie at mean distance {mean_distance:.2f} from the target (the systematic "
-        f"scan's: {float((histogram['distance'] * histogram['systematic_visits_per_site'] * histogram['n_sites']).sum() / (histogram['systematic_visits_per_site'] * histogram['n_sites']).sum()):.2f})",
-        mean_distance)
+        f"scan's: {systematic_distance:.2f})", mean_distance)
 
     profiles = {name: np.load(ctx.input(f"profile_{name}")) for name in MODEL_NAMES}
     monotone = {}

@@ -277,7 +277,7 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
 
     Table 1: ``exponent_error`` = the larger of ``|alpha - paper|`` and ``|beta - paper|``. Closed forms:
     the share of ``n`` at which they hold exactly, or the largest relative error. Fig. 2b: how many times
-    more updates the worst scan needs than the faster of random and best to put half the stationary mass
+    more updates the worst scan needs than the slower of random and best to put half the stationary mass
     on the other island. Fig. 2c: the shares of permutations that are much faster or slower than the
     median permutation and than random scan.
     """

@@ -63,8 +63,8 @@ from dogs.experiments.common import Stopwatch
 from dogs.io import machine_info, read_json, write_csv, write_json, write_meta
 from dogs.models.binary import grid_edges, grid_model
 from dogs.samplers.points import sample_points
-from dogs.scans.base import Scan, paper_systematic_scan, systematic_scan
 from dogs.scans.dogs import length_doubling_dogs
+from dogs.scans.guarantees import systematic as systematic_in_phase
 from dogs.scans.variation import dobrushin_variation
 from dogs.seeds import make_rng, seed_record, seed_sequence
 from dogs.summaries import first_staying_at_or_below
@@ -80,7 +80,7 @@ __all__ = [
     "predicted_speedup",
     "run_trial",
     "summarise_trials",
-    "systematic_input",
+    "target_weights",
 ]
 
 FAMILY = "timing"
@@ -114,14 +114,11 @@ def check_side_and_trial(settings: dict, side: int, trial: int | None = None) ->
 
 
 # --------------------------------------------------------------------------- pieces
-def systematic_input(n_vars: int, length: int, order: str) -> Scan:
-    """The systematic input scan: ``"paper"`` = :math:`q_t = e_{(t \\bmod p)+1}`, ``t = 1..T`` (DoGS §2.1; visits
-    variables 2, 3, ..., p, 1, ...: every sweep ends on the target ``X_1``); ``"first"`` = row-major from ``X_1``."""
-    if order == "paper":
-        return paper_systematic_scan(n_vars, length)
-    if order == "first":
-        return systematic_scan(n_vars, length)
-    raise ValueError(f"timing.systematic_order must be 'paper' or 'first', got {order!r}")
+def target_weights(n_vars: int) -> np.ndarray:
+    """:math:`d = e_1`: the target ``X_1`` (:data:`TARGET_VARIABLE`) alone."""
+    weights = np.zeros(n_vars)
+    weights[TARGET_VARIABLE] = 1.0
+    return weights
 
 
 def grid_for_trial(side: int, max_coupling: float, root_seed: int, trial: int):
@@ -160,9 +157,8 @@ def _warm_up(settings: dict) -> float:
     tic = time.perf_counter()
     model = grid_for_trial(4, settings["max_coupling"], 0, 0)
     bound = influence_binary_pairwise(model)
-    weights = np.zeros(model.n_vars)
-    weights[0] = 1.0
-    scan = systematic_input(model.n_vars, 64, "paper")
+    weights = target_weights(model.n_vars)
+    scan = systematic_in_phase(model.n_vars, 64, "paper")
     epsilon = dobrushin_variation(scan, weights, bound)
     length_doubling_dogs(scan, weights, bound, epsilon)
     for sparse in (True, False):
@@ -198,15 +194,14 @@ def run_trial(settings: dict, root_seed: int, side: int, trial: int, *, max_poin
     model_seconds = sw.seconds
     p = model.n_vars
     length = settings["systematic_sweeps"] * p
-    weights = np.zeros(p)
-    weights[TARGET_VARIABLE] = 1.0
+    weights = target_weights(p)
     progress(f"model built in {model_seconds:.2f} s (p = {p}); timing the DoGS setup")
 
     load_setup = _loadavg()
     with Stopwatch() as sw_bound:
         bound = influence_binary_pairwise(model)
     with Stopwatch() as sw_scan:
-        systematic = systematic_input(p, length, settings["systematic_order"])
+        systematic = systematic_in_phase(p, length, settings["systematic_order"])
     with Stopwatch() as sw_eps:
         epsilon = dobrushin_variation(systematic, weights, bound)
     with Stopwatch() as sw_doubling:
@@ -320,10 +315,9 @@ def epsilon_sweep(settings: dict, root_seed: int, *, progress: Callable[[str], N
     side = settings["main_side"]
     model = grid_for_trial(side, settings["max_coupling"], root_seed, 0)
     p = model.n_vars
-    weights = np.zeros(p)
-    weights[TARGET_VARIABLE] = 1.0
+    weights = target_weights(p)
     bound = influence_binary_pairwise(model)
-    systematic = systematic_input(p, settings["systematic_sweeps"] * p, settings["systematic_order"])
+    systematic = systematic_in_phase(p, settings["systematic_sweeps"] * p, settings["systematic_order"])
     epsilon = dobrushin_variation(systematic, weights, bound)
     rows = []
     for k, factor in enumerate(settings["epsilon_factors"]):
