@@ -54,6 +54,12 @@ def build_table(paper_rows: list[dict], measured: dict, smoke: bool) -> pd.DataF
     return table
 
 
+def _cells(row) -> list:
+    """One table row as shown: paper, where, claim, paper's value, what is compared, ours, verdict."""
+    compared = "; ".join(x for x in (row["quantity"], row["criterion"]) if x) or "—"
+    return [row["paper"], row["where"], row["claim"], row["paper_value"], compared, row["ours"] or "—", row["verdict"]]
+
+
 def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
     lines = ["# Paper vs ours", ""]
     if smoke:
@@ -74,9 +80,7 @@ def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for _, r in table.iterrows():
-        compared = "; ".join(x for x in (r["quantity"], r["criterion"]) if x) or "—"
-        cells = [r["paper"], r["where"], r["claim"], r["paper_value"], compared, r["ours"] or "—", r["verdict"]]
-        lines.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in _cells(r)) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -89,10 +93,8 @@ def to_html(table: pd.DataFrame, smoke: bool) -> str:
     counts = table["verdict"].value_counts()
     rows = []
     for _, r in table.iterrows():
-        compared = "; ".join(x for x in (r["quantity"], r["criterion"]) if x) or "—"
-        cells = [r["paper"], r["where"], r["claim"], r["paper_value"], compared, r["ours"] or "—", r["verdict"]]
         rows.append(f'<tr style="background:{_VERDICT_COLOURS[r["verdict"]]}">'
-                    + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+                    + "".join(f"<td>{html.escape(str(c))}</td>" for c in _cells(r)) + "</tr>")
     warning = ("<p><strong>SMOKE RUN: tiny settings, NOT comparable with the paper.</strong></p>" if smoke else "")
     header = "".join(f"<th>{h}</th>" for h in ("paper", "where", "claim", "paper's value", "compared", "ours", "verdict"))
     return (
