@@ -203,11 +203,13 @@ def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: _Influence,
     forward_seconds = time.perf_counter() - tic
 
     tic = time.perf_counter()
+    offsets = tree_offsets(n_vars)
     input_variation, variation, stop = dogs_backward(
         matrix.indptr, matrix.indices, matrix.data, col_indptr, col_indices, steps, support, d, float(epsilon),
         b_value, b_set, previous_values, snapshots, out_steps,
         lazy_zeros(n_vars, np.float64), lazy_zeros(n_vars, np.float64), lazy_zeros(n_vars, np.int64),
-        lazy_zeros(tree_offsets(n_vars)[-1], np.float64),
+        np.empty(n_vars, np.int64), np.empty(n_vars), np.empty(n_vars),
+        lazy_zeros(offsets[-1], np.float64), offsets,
     )
     backward_seconds = time.perf_counter() - tic
     return DoGSResult(
