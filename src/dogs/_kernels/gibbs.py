@@ -168,12 +168,15 @@ def _advance(indptr, neighbors, coupling_bits, h, scan, start, stop, spins, low,
 
     ``coupling_bits`` is the coupling array viewed as ``uint64``; ``theta * x`` is
     ``theta`` with its sign bit flipped when ``x = -1``. Indices are cast to
-    unsigned after the ``-1`` test so numba emits no negative-index fix-ups.
+    unsigned after the ``-1`` test (the step counter throughout) so numba emits no
+    negative-index fix-ups.
     """
     n_vars = spins.size
     one = np.uint64(1)
-    for t in range(start, stop):
+    t, end = np.uint64(start), np.uint64(stop)
+    while t < end:
         step_site = scan[t]
+        t += one
         if step_site < 0:
             bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
             step_site = np.int64(uniform_from_bits(bits) * n_vars)
