@@ -35,8 +35,8 @@ What limits the kernel (measured on a 2-core AMD EPYC, 1000 x 1000 grid): not me
 of one thread's copy bandwidth) and not mainly the loop-carried dependency on the spin written the
 step before (the same loop writing its spins to a separate array still takes 4.8 ns per update, 4.4 ns
 on an in-cache 100 x 100 grid), but instruction throughput: ``valgrind --tool=callgrind`` counts about
-103 instructions per update. Re-associating the field's sum would save a few but changes the rounding,
-and so the samples; the kernel keeps its documented order (:mod:`dogs._kernels.gibbs`).
+103 instructions per update. Summing the field in one loop instead changes its rounding, and so the
+samples, and was not faster when tried; the kernel keeps its documented order (:mod:`dogs._kernels.gibbs`).
 
 The JSON (written atomically: temporary file + ``os.replace``) records the CPU
 model, core count, numba/numpy/pgmpy versions, the seed, the settings and every
