@@ -162,7 +162,7 @@ def heap_update(heap_var, heap_w, heap_d, where, n, var, key_w, key_d):
 @njit(cache=True, inline="always")
 def heap_push(heap_var, heap_w, heap_d, where, n, var, key_w, key_d):
     """Insert ``var`` (not in the heap) with its key; returns the new size ``n + 1``."""
-    heap_var[np.uint64(n)], heap_w[np.uint64(n)], heap_d[np.uint64(n)] = var, key_w, key_d
+    _place(heap_var, heap_w, heap_d, where, np.uint64(n), var, key_w, key_d)
     _sift_up(heap_var, heap_w, heap_d, where, n)
     return n + 1
 
@@ -174,8 +174,7 @@ def heap_remove(heap_var, heap_w, heap_d, where, n, var):
     where[np.uint64(var)] = 0
     last = np.uint64(n - 1)
     if pos != last:
-        heap_var[pos], heap_w[pos], heap_d[pos] = heap_var[last], heap_w[last], heap_d[last]
-        where[np.uint64(heap_var[pos])] = pos + _ONE
+        _place(heap_var, heap_w, heap_d, where, pos, heap_var[last], heap_w[last], heap_d[last])
         pos = _sift_up(heap_var, heap_w, heap_d, where, pos)
         _sift_down(heap_var, heap_w, heap_d, where, last, pos)
     return n - 1
@@ -239,7 +238,7 @@ def _support_variation(heap_var, n, d, b_value, b_set):
     total = 0.0
     for pos in range(n):
         k = heap_var[pos]
-        total += d[k] * (b_value[k] if b_set[k] else 1.0)
+        total += d[k] * _b(b_value, b_set, k)
     return total
 
 
@@ -281,7 +280,7 @@ def dogs_forward(indptr, indices, data, steps, b_value, b_set, previous_values, 
     for t in range(steps.size):
         site = steps[t]
         if site >= 0:
-            previous_values[t] = b_value[site] if b_set[site] else 1.0
+            previous_values[t] = _b(b_value, b_set, site)
             b_value[site] = _row_dot(indptr, indices, data, b_value, b_set, site)
             b_set[site] = 1
         else:
@@ -360,7 +359,7 @@ def dogs_backward(
         w[k] = _derivative(indptr, indices, data, b_value, b_set, d, k)
         heap_var[s], heap_w[s], heap_d[s] = k, w[k], d[k]
         if track:
-            tree_set(tree, offsets, k, d[k] * (b_value[k] if b_set[k] else 1.0))
+            tree_set(tree, offsets, k, d[k] * _b(b_value, b_set, k))
     n = support.size
     heapify(heap_var, heap_w, heap_d, where, n)
     zero = 0  # the smallest index with d = 0 (n_vars: none)

@@ -197,13 +197,13 @@ def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: _Influence,
     previous_values = np.empty(steps.size)
     snapshots = np.empty((n_uniform, n_vars))
     out_steps = steps.copy()
+    offsets = tree_offsets(n_vars)  # the sum tree's levels (used with early stopping only)
 
     tic = time.perf_counter()
     dogs_forward(matrix.indptr, matrix.indices, matrix.data, steps, b_value, b_set, previous_values, snapshots)
     forward_seconds = time.perf_counter() - tic
 
     tic = time.perf_counter()
-    offsets = tree_offsets(n_vars)
     input_variation, variation, stop = dogs_backward(
         matrix.indptr, matrix.indices, matrix.data, col_indptr, col_indices, steps, support, d, float(epsilon),
         b_value, b_set, previous_values, snapshots, out_steps,
