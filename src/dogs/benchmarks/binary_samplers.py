@@ -39,7 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dogs.benchmarks.gibbs import _timed, _write_json_atomically, machine_info
+from dogs.benchmarks.gibbs import _timed, machine_info
+from dogs.io import write_json
 
 __all__ = ["SAMPLERS", "benchmark_model", "main", "models"]
 
@@ -255,7 +256,7 @@ def main(argv=None) -> dict:
                                                  args.heatmap_runs, info["numba_threads"]),
     }
     result["elapsed_s"] = time.perf_counter() - started
-    _write_json_atomically(result, args.out)
+    write_json(args.out, result)
     print(_table(result))
     print(f"wrote {args.out} in {result['elapsed_s']:.1f} s")
     return result

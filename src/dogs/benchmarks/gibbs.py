@@ -38,7 +38,7 @@ on an in-cache 100 x 100 grid), but instruction throughput: ``valgrind --tool=ca
 103 instructions per update. Summing the field in one loop instead changes its rounding, and so the
 samples, and was not faster when tried; the kernel keeps its documented order (:mod:`dogs._kernels.gibbs`).
 
-The JSON (written atomically: temporary file + ``os.replace``) records the CPU
+The JSON (written atomically by :func:`dogs.io.write_json`) records the CPU
 model, core count, numba/numpy/pgmpy versions, the seed, the settings and every
 repeat, so it can be read without this code.
 """
@@ -48,16 +48,17 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import json
 import os
 import platform
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+
+from dogs.io import machine_info as io_machine_info
+from dogs.io import write_json
 
 PAPER_STEP_SECONDS = 12.65e-6  # DoGS §5.2 footnote 1: one Gibbs step on a 2015 MacBook Pro
 
@@ -78,12 +79,7 @@ def machine_info() -> dict:
     import numba
     import pgmpy
 
-    cpu_model = platform.processor() or "unknown"
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                cpu_model = line.split(":", 1)[1].strip()
-                break
+    cpu_model = io_machine_info()["cpu"]
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {
         "cpu_model": cpu_model,
@@ -282,25 +278,6 @@ def benchmark_pgmpy(side: int, sweeps: int, repeats: int, seed: np.random.SeedSe
     }
 
 
-def _write_json_atomically(payload: dict, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as handle:
-            json.dump(payload, handle, indent=2)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file ordinary permissions
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _table(result: dict) -> str:
     grid, side_by_side = result["grid"], result["pgmpy_comparison"]
     bandwidth, roofline, many = result["bandwidth"], result["roofline"], result["many_chains"]
@@ -383,7 +360,7 @@ def main(argv=None) -> dict:
         "paper_step_s": PAPER_STEP_SECONDS,
         "elapsed_s": time.perf_counter() - started,
     }
-    _write_json_atomically(result, args.out)
+    write_json(args.out, result)
     print(_table(result))
     print(f"wrote {args.out} in {result['elapsed_s']:.1f} s")
     return result
