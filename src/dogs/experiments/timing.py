@@ -334,9 +334,7 @@ def epsilon_sweep(settings: dict, root_seed: int, *, progress: Callable[[str], N
     model = grid_for_trial(side, settings["max_coupling"], root_seed, 0)
     p = model.n_vars
     weights = target_weights(p)
-    bound = influence_binary_pairwise(model)
-    systematic = systematic_in_phase(p, settings["systematic_sweeps"] * p, settings["systematic_order"])
-    epsilon = dobrushin_variation(systematic, weights, bound)
+    bound, systematic, epsilon, _, _ = _timed_setup(model, weights, settings["systematic_sweeps"] * p, settings)
     rows = []
     for k, factor in enumerate(settings["epsilon_factors"]):
         doubling = length_doubling_dogs(systematic, weights, bound, factor * epsilon,
