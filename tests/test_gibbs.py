@@ -13,12 +13,22 @@ import pytest
 from numba import njit
 from scipy import stats
 
-from dogs._kernels.gibbs import THRESHOLD_BIN_BITS, field_thresholds, spin_from_field
+from dogs._kernels.gibbs import (
+    MAX_PADDING_RATIO,
+    THRESHOLD_BIN_BITS,
+    field_thresholds,
+    gibbs_chain,
+    gibbs_chains,
+    padded_neighbourhoods,
+    seed_states,
+    spin_from_field,
+)
 from dogs._kernels.rng import splitmix64_next, uniform_stream, xoshiro_next
 from dogs.exact.enumeration import brute_force
 from dogs.models import BinaryPairwiseMRF, grid_model
 from dogs.models.binary import grid_edges
 from dogs.samplers import GibbsResult, chain_seeds, run_gibbs
+from dogs.samplers.gibbs import kernel_graph
 from dogs.scans import Scan, explicit_scan, systematic_scan, uniform_scan
 
 MASK64 = (1 << 64) - 1
@@ -118,6 +128,14 @@ def _random_grid(rows, cols, torus, rng, coupling_scale=0.5, field_scale=0.3):
         rng.uniform(-field_scale, field_scale, rows * cols),
         torus=torus,
     )
+
+
+def _random_band_graph(p, offsets, keep, rng, scale=1.0, field=None):
+    """Edges ``(i, i + d)`` for ``d`` in ``offsets``, each kept with probability ``keep``: bounded, irregular degrees."""
+    edges = np.array([(i, i + d) for d in offsets for i in range(p - d)])
+    edges = edges[rng.random(len(edges)) < keep]
+    h = rng.normal(0, scale, p) if field is None else field
+    return BinaryPairwiseMRF(edges, rng.normal(0, scale, len(edges)), h)
 
 
 def _random_graph(p, n_edges, rng, scale):
@@ -224,6 +242,7 @@ def test_kernel_matches_plain_python_reference(scan_name, n_chains):
     models = [
         _random_grid(3, 4, False, rng),
         _random_grid(3, 3, True, rng),
+        _random_band_graph(20, (1, 2, 5), 0.8, rng),  # padded layout with irregular degrees
         _random_graph(7, 9, rng, scale=2.0),  # irregular degrees, strong couplings
         _random_graph(5, 6, rng, scale=300.0),  # |2 f| up to ~1e3: exp overflows on the fallback path
         BinaryPairwiseMRF(np.zeros((0, 2), dtype=np.int64), [], rng.normal(0, 1, 3)),  # no edges
@@ -260,6 +279,94 @@ def test_empty_scan_returns_initial_state():
     result = run_gibbs(model, systematic_scan(6, 0), seed=0, n_chains=2, initial_state=-1)
     np.testing.assert_array_equal(result.states, -np.ones((2, 6)))
     assert result.site_updates == 0 and result.recorded is None
+
+
+# ------------------------------------------------------------------ the two neighbourhood layouts
+def _csr(model):
+    return (model.indptr, model.neighbors, model.coupling.view(np.uint64))
+
+
+_NEGATIVE_ZERO_BITS = np.float64(-0.0).view(np.uint64)
+
+
+@pytest.mark.parametrize("case", ["grid", "chain", "band"])
+def test_padded_table_holds_every_row_in_order_with_pads_outside(case):
+    rng = np.random.default_rng(31)
+    model = {
+        "grid": _random_grid(5, 7, False, rng),
+        "chain": _random_band_graph(9, (1,), 1.0, rng),
+        "band": _random_band_graph(40, (1, 3, 4), 0.8, rng),
+    }[case]
+    table = padded_neighbourhoods(*_csr(model))
+    width_lower, width_upper = table.dtype["lower"].shape[0], table.dtype["upper"].shape[0]
+    bits = model.coupling.view(np.uint64)
+    for i in range(model.n_vars):
+        row = slice(model.indptr[i], model.indptr[i + 1])
+        neighbours, coupling = model.neighbors[row], bits[row]
+        below = neighbours < i
+        pads_lower, pads_upper = width_lower - below.sum(), width_upper - (~below).sum()
+        np.testing.assert_array_equal(table["lower"][i], np.r_[np.full(pads_lower, i), neighbours[below]])
+        np.testing.assert_array_equal(table["lower_coupling"][i], np.r_[np.full(pads_lower, _NEGATIVE_ZERO_BITS), coupling[below]])
+        np.testing.assert_array_equal(table["upper"][i], np.r_[neighbours[~below], np.full(pads_upper, i)])
+        np.testing.assert_array_equal(table["upper_coupling"][i], np.r_[coupling[~below], np.full(pads_upper, _NEGATIVE_ZERO_BITS)])
+    assert model.n_vars * (width_lower + width_upper) <= MAX_PADDING_RATIO * model.neighbors.size
+    assert not table.flags.writeable
+
+
+def test_layout_is_padded_for_bounded_degree_graphs_and_csr_otherwise():
+    rng = np.random.default_rng(32)
+    padded = [grid_model(30, 30, 0.2), _random_band_graph(50, (1,), 1.0, rng), _random_band_graph(60, (1, 2, 7), 0.9, rng)]
+    csr = [
+        grid_model(6, 6, 0.2, torus=True),  # the wrap-around edges give some sites 4 lower neighbours
+        BinaryPairwiseMRF.dense(np.ones((8, 8)), np.zeros(8)),  # K_8: padding would double the slots
+        BinaryPairwiseMRF(np.array([(0, k) for k in range(1, 30)]), 0.1, np.zeros(30)),  # star
+        BinaryPairwiseMRF(np.zeros((0, 2), dtype=np.int64), [], np.zeros(4)),  # no edges
+        BinaryPairwiseMRF(np.array([[0, 1]]), 0.2, np.zeros(2)),  # one edge: 4 padded slots for 2 stored
+    ]
+    for model in padded:
+        assert isinstance(kernel_graph(model), np.ndarray)
+        assert kernel_graph(model) is kernel_graph(model)  # built once per model
+    for model in csr:
+        graph = kernel_graph(model)
+        assert isinstance(graph, tuple) and graph[0] is model.indptr
+
+
+def test_layouts_give_identical_spins_over_long_runs_with_zero_sums():
+    """The padded kernel against the CSR kernel, bit for bit, where zero partial sums and the fallback occur.
+
+    Couplings and fields include ``+0.0`` and ``-0.0`` (so partial sums can be zeros of
+    either sign, the case the padding argument of :mod:`dogs._kernels.gibbs` covers), and
+    60 000 steps per run reach the reference-rule fallback about 100 times (``2 / 2^10`` of
+    steps). Systematic (the dependency-breaking path), uniform, and mixed scans; one and
+    several chains.
+    """
+    rng = np.random.default_rng(33)
+    couplings = rng.choice([0.0, -0.0, 0.3, -0.7, 1.1], size=len(grid_edges(12, 12)))
+    fields = rng.choice([0.0, -0.0, 0.2, -0.4], size=144)
+    models = [
+        grid_model(12, 12, couplings, fields),
+        _random_band_graph(150, (1, 2, 9), 0.75, rng, scale=0.8, field=rng.choice([0.0, -0.0, 0.5], size=150)),
+    ]
+    low, high = field_thresholds()
+    no_vars, no_records = np.zeros(0, dtype=np.int64), np.zeros((4, 0, 0), dtype=np.int8)
+    for model in models:
+        table = padded_neighbourhoods(*_csr(model))
+        assert table is not None
+        p, n_steps = model.n_vars, 60_000
+        mixed = rng.integers(0, p, n_steps)
+        mixed[rng.random(n_steps) < 0.3] = -1
+        for indices in (systematic_scan(p, n_steps).indices, uniform_scan(p, n_steps).indices, mixed):
+            start = rng.choice(np.array([-1, 1], dtype=np.int8), size=(4, p))
+            states = seed_states(chain_seeds(rng.integers(2**32), 4))
+            outputs = []
+            for graph in (_csr(model), table):
+                spins, rng_state = start[0].copy(), states[0].copy()
+                gibbs_chain(graph, model.h, indices, spins, rng_state, low, high, no_vars, no_vars, no_records[0])
+                all_spins, all_states = start.copy(), states.copy()
+                gibbs_chains(graph, model.h, indices, all_spins, all_states, low, high, no_vars, no_vars, no_records)
+                outputs.append((spins, rng_state, all_spins, all_states))
+            for csr_output, padded_output in zip(*outputs):
+                np.testing.assert_array_equal(csr_output, padded_output)
 
 
 # ------------------------------------------------------------------ marginals against exact enumeration

@@ -120,8 +120,8 @@ def test_point_k_is_the_k_th_consecutive_gibbs_chain_on_one_stream(length, spars
     reference = []
     for _ in range(200):
         chain = np.ones(model.n_vars, dtype=np.int8)
-        gibbs_chain(model.indptr, model.neighbors, model.coupling.view(np.uint64), model.h, scan.indices, chain,
-                    state, low, high, empty, empty, np.zeros((0, 0), dtype=np.int8))
+        csr = (model.indptr, model.neighbors, model.coupling.view(np.uint64))  # the other layout than the points'
+        gibbs_chain(csr, model.h, scan.indices, chain, state, low, high, empty, empty, np.zeros((0, 0), dtype=np.int8))
         reference.append(chain[target])
     np.testing.assert_array_equal(run.points, reference)
     assert len(set(run.points.tolist())) == 2  # both spins occur: the comparison is not vacuous

@@ -75,8 +75,35 @@ sign bit of ``theta_ik`` (bit-identical to the multiplication, ``-0.0``
 included), which takes the int-to-float conversion and the multiply off the
 dependency chain.
 
+Two layouts of the neighbourhoods
+---------------------------------
+The kernels read the model's neighbourhoods (the ``graph`` argument) in one of two layouts,
+chosen per model by :func:`padded_neighbourhoods`; both give the same spins.
+
+* **CSR**: the tuple ``(indptr, neighbors, coupling_bits)`` of the model; a site's slots are
+  walked with two loops whose ends are read from ``indptr`` and from the neighbour indices.
+* **Padded**: one record per site holding ``L`` lower and ``U`` upper neighbours and their
+  coupling bits, ``L`` and ``U`` the largest counts over the sites (a numpy structured
+  array; the record type carries ``L`` and ``U``, so numba compiles one kernel per pair, with
+  fixed loop counts and no ``indptr``). Used for bounded-degree graphs whose padding adds at
+  most ``MAX_PADDING_RATIO - 1`` to the stored slots (grids, chains). Padding slots point at
+  the site itself with coupling ``-0.0``. A site's lower pads come *first*: they are added to
+  the starting ``+0.0`` of the lower sum, and ``+0.0 + (+-0.0) = +0.0``, so the lower sum is
+  bit-identical to the CSR one. Upper pads come last and add ``+-0.0``; adding a zero changes
+  at most the sign of a zero sum, and the field enters rule (R) only through comparisons with
+  the (non-zero) thresholds and through ``exp(-2 f)``, which do not see the sign of a zero, so
+  the spins are the same.
+
+  The padded kernel also takes the last lower slot (the largest lower neighbour ``k*``) off
+  the dependency chain: in a scan that visits sites in increasing order ``x_{k*}`` was written
+  by the step just before. With ``r`` the lower sum without it and ``c`` its coupling, the
+  kernel forms both candidate fields ``f+ = upper + (r + c)`` and ``f- = upper + (r + (-c))``
+  (each bit-identical to the field for ``x_{k*} = +1`` and ``-1``: the sign flip is exact),
+  decides both, and only then reads ``x_{k*}`` to pick one. When either candidate is
+  undecided it applies the reference rule to the picked field.
+
 Everything is private and takes arrays and scalars only; the public wrapper
-:func:`dogs.samplers.gibbs.run_gibbs` validates and casts.
+:func:`dogs.samplers.gibbs.run_gibbs` validates, chooses the layout and casts.
 """
 
 from __future__ import annotations
@@ -86,14 +113,17 @@ import math
 import numpy as np
 from llvmlite import ir
 from numba import njit, prange, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from dogs._kernels.rng import seed_state, uniform_from_bits, xoshiro_next
 
 __all__ = [
+    "MAX_PADDED_WIDTH",
+    "MAX_PADDING_RATIO",
     "THRESHOLD_BIN_BITS",
     "THRESHOLD_MARGIN",
     "field_thresholds",
+    "padded_neighbourhoods",
     "seed_states",
     "spin_from_field",
     "gibbs_chain",
@@ -102,6 +132,10 @@ __all__ = [
 
 THRESHOLD_BIN_BITS = 10
 THRESHOLD_MARGIN = 2.0**-20
+#: The padded layout is used when its slots number at most this many times the stored ones ...
+MAX_PADDING_RATIO = 1.5
+#: ... and a site record holds at most this many slots (one compiled kernel per (L, U) pair).
+MAX_PADDED_WIDTH = 16
 
 
 def field_thresholds(bin_bits: int = THRESHOLD_BIN_BITS, margin: float = THRESHOLD_MARGIN):
@@ -122,7 +156,70 @@ def field_thresholds(bin_bits: int = THRESHOLD_BIN_BITS, margin: float = THRESHO
     return low, high
 
 
+def padded_neighbourhoods(indptr, neighbors, coupling_bits):
+    """The padded layout of the module docstring, or ``None`` where the CSR layout is kept.
+
+    Returns a read-only ``(p,)`` structured array with fields ``lower`` ``(L,)`` int64,
+    ``upper`` ``(U,)`` int64, ``lower_coupling`` ``(L,)`` and ``upper_coupling`` ``(U,)``
+    uint64 (coupling bits): site ``i``'s neighbours ``k < i`` in increasing order after
+    ``L - (their count)`` padding slots, then its neighbours ``k > i`` in increasing order
+    followed by padding. Padding slots hold the neighbour ``i`` and the bits of ``-0.0``.
+    ``None`` when the graph has no edge, when ``L + U > MAX_PADDED_WIDTH`` or when the
+    padded slots exceed ``MAX_PADDING_RATIO`` times the stored ones. ``indptr``,
+    ``neighbors`` and ``coupling_bits`` are the CSR arrays (neighbours sorted per row).
+    """
+    n_vars, n_slots = indptr.size - 1, neighbors.size
+    if n_slots == 0:
+        return None
+    n_lower = _lower_counts(indptr, neighbors)
+    n_upper = np.diff(indptr) - n_lower
+    width_lower, width_upper = int(n_lower.max()), int(n_upper.max())
+    if width_lower + width_upper > MAX_PADDED_WIDTH or n_vars * (width_lower + width_upper) > MAX_PADDING_RATIO * n_slots:
+        return None
+    table = np.empty(
+        n_vars,
+        dtype=[
+            ("lower", np.int64, (width_lower,)),
+            ("upper", np.int64, (width_upper,)),
+            ("lower_coupling", np.uint64, (width_lower,)),
+            ("upper_coupling", np.uint64, (width_upper,)),
+        ],
+    )
+    _fill_padded(indptr, neighbors, coupling_bits, n_lower, table["lower"], table["upper"], table["lower_coupling"], table["upper_coupling"])
+    table.setflags(write=False)
+    return table
+
+
+@njit(cache=True)
+def _lower_counts(indptr, neighbors):
+    """Number of neighbours ``k < i`` of every site ``i``."""
+    counts = np.zeros(indptr.size - 1, dtype=np.int64)
+    for site in range(indptr.size - 1):
+        for slot in range(indptr[site], indptr[site + 1]):
+            counts[site] += neighbors[slot] < site
+    return counts
+
+
+@njit(cache=True)
+def _fill_padded(indptr, neighbors, coupling_bits, n_lower, lower, upper, lower_coupling, upper_coupling):
+    """Fill the fields of :func:`padded_neighbourhoods` (lower pads first, upper pads last)."""
+    width_lower, width_upper = lower.shape[1], upper.shape[1]
+    for site in range(indptr.size - 1):
+        first_upper = indptr[site] + n_lower[site]
+        pads = width_lower - n_lower[site]
+        for k in range(width_lower):
+            slot = indptr[site] + k - pads
+            lower[site, k] = site if k < pads else neighbors[slot]
+            lower_coupling[site, k] = _NEGATIVE_ZERO_BITS if k < pads else coupling_bits[slot]
+        for k in range(width_upper):
+            slot = first_upper + k
+            real = slot < indptr[site + 1]
+            upper[site, k] = neighbors[slot] if real else site
+            upper_coupling[site, k] = coupling_bits[slot] if real else _NEGATIVE_ZERO_BITS
+
+
 _SIGN_BIT = np.uint64(1 << 63)
+_NEGATIVE_ZERO_BITS = np.uint64(1 << 63)  # the bits of -0.0: the coupling of a padding slot
 
 
 @intrinsic
@@ -163,50 +260,128 @@ def spin_from_field(field, bits, low, high):
 
 
 @njit(inline="always", cache=True)
-def _advance(indptr, neighbors, coupling_bits, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
-    """Run scan steps ``start <= t < stop`` on ``spins`` (int8, in place); returns the new RNG state.
+def _signed_coupling(coupling_bits, spin):
+    """``theta * x`` for ``theta`` given by its bits and ``x = spin`` in {-1, +1}: the sign bit flipped when ``x = -1``."""
+    return _float_from_bits(coupling_bits ^ (np.uint64(np.int64(spin)) & _SIGN_BIT))
 
-    ``coupling_bits`` is the coupling array viewed as ``uint64``; ``theta * x`` is
-    ``theta`` with its sign bit flipped when ``x = -1``. Indices are cast to
-    unsigned after the ``-1`` test (the step counter throughout) so numba emits no
-    negative-index fix-ups.
+
+@njit(inline="always", cache=True)
+def _step_site(step_site, n_vars, s0, s1, s2, s3):
+    """Site of a step whose scan entry is ``step_site``: itself, or a uniform draw when it is ``-1``.
+
+    Returns ``site, s0, s1, s2, s3`` with ``site`` unsigned (no negative-index fix-ups).
     """
+    if step_site < 0:
+        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+        step_site = np.int64(uniform_from_bits(bits) * n_vars)
+    return np.uint64(step_site), s0, s1, s2, s3
+
+
+@njit(inline="always", cache=True)
+def _advance_csr(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
+    """:func:`_advance` on the CSR layout ``graph = (indptr, neighbors, coupling_bits)``.
+
+    Indices and the step counter are unsigned, so numba emits no negative-index fix-ups.
+    """
+    indptr, neighbors, coupling_bits = graph
     n_vars = spins.size
     one = np.uint64(1)
     t, end = np.uint64(start), np.uint64(stop)
     while t < end:
-        step_site = scan[t]
+        site, s0, s1, s2, s3 = _step_site(scan[t], n_vars, s0, s1, s2, s3)
         t += one
-        if step_site < 0:
-            bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-            step_site = np.int64(uniform_from_bits(bits) * n_vars)
-        site = np.uint64(step_site)
         slot, slot_end = np.uint64(indptr[site]), np.uint64(indptr[site + one])
         lower = 0.0  # neighbours k < i (sorted first in the CSR row)
         while slot < slot_end and np.uint64(neighbors[slot]) < site:
-            neighbour_sign = np.uint64(np.int64(spins[np.uint64(neighbors[slot])])) & _SIGN_BIT
-            lower += _float_from_bits(coupling_bits[slot] ^ neighbour_sign)
+            lower += _signed_coupling(coupling_bits[slot], spins[np.uint64(neighbors[slot])])
             slot += one
         upper = h[site]  # the field, then neighbours k > i
         while slot < slot_end:
-            neighbour_sign = np.uint64(np.int64(spins[np.uint64(neighbors[slot])])) & _SIGN_BIT
-            upper += _float_from_bits(coupling_bits[slot] ^ neighbour_sign)
+            upper += _signed_coupling(coupling_bits[slot], spins[np.uint64(neighbors[slot])])
             slot += one
         bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
         spins[site] = spin_from_field(upper + lower, bits, low, high)
     return s0, s1, s2, s3
 
 
+@njit(inline="always", cache=True)
+def _spin_from_candidates(field_plus, field_minus, last_is_plus, bits, low, high):
+    """Rule (R) for ``field_plus`` if ``last_is_plus`` else ``field_minus``, both decided before the pick.
+
+    Thresholds as in :func:`spin_from_field`; the reference rule runs on the picked field when
+    either candidate is undecided (about twice as often as for one field).
+    """
+    j = bits >> np.uint64(64 - THRESHOLD_BIN_BITS)
+    below, above = low[j], high[j]
+    if ((field_plus - below) * (field_plus - above) < 0.0) | ((field_minus - below) * (field_minus - above) < 0.0):
+        field = field_plus if last_is_plus else field_minus
+        return np.int8(1) if uniform_from_bits(bits) < 1.0 / (1.0 + math.exp(-2.0 * field)) else np.int8(-1)
+    spin_plus = np.int8(2 * np.int8(field_plus >= above) - 1)
+    spin_minus = np.int8(2 * np.int8(field_minus >= above) - 1)
+    return spin_plus if last_is_plus else spin_minus
+
+
+@njit(inline="always", cache=True)
+def _advance_padded(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
+    """:func:`_advance` on the padded layout: ``graph`` is the record array of :func:`padded_neighbourhoods`.
+
+    The loop counts are the record's sub-array lengths, constants of the compiled kernel.
+    """
+    n_vars = spins.size
+    one = np.uint64(1)
+    t, end = np.uint64(start), np.uint64(stop)
+    while t < end:
+        site, s0, s1, s2, s3 = _step_site(scan[t], n_vars, s0, s1, s2, s3)
+        t += one
+        row = graph[site]
+        upper = h[site]  # the field, then neighbours k > i (pads last)
+        for k in range(row.upper.shape[0]):
+            upper += _signed_coupling(row.upper_coupling[k], spins[np.uint64(row.upper[k])])
+        last = row.lower.shape[0] - 1  # the largest lower neighbour (pads first); L >= 1 as the graph has an edge
+        lower = 0.0
+        for k in range(last):
+            lower += _signed_coupling(row.lower_coupling[k], spins[np.uint64(row.lower[k])])
+        last_coupling = row.lower_coupling[last]
+        field_plus = upper + (lower + _float_from_bits(last_coupling))
+        field_minus = upper + (lower + _float_from_bits(last_coupling ^ _SIGN_BIT))
+        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+        last_is_plus = spins[np.uint64(row.lower[last])] > 0
+        spins[site] = _spin_from_candidates(field_plus, field_minus, last_is_plus, bits, low, high)
+    return s0, s1, s2, s3
+
+
+def _advance(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
+    """Run scan steps ``start <= t < stop`` on ``spins`` (int8, in place); returns the new RNG state.
+
+    Compiled code only: numba picks :func:`_advance_csr` or :func:`_advance_padded` by the
+    type of ``graph`` (the two layouts of the module docstring).
+    """
+    raise TypeError("_advance runs inside numba kernels only")
+
+
+@overload(_advance)
+def _advance_for_layout(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
+    if isinstance(graph, types.Array) and isinstance(graph.dtype, types.Record):
+        return lambda graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3: _advance_padded(
+            graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3
+        )
+    if isinstance(graph, types.BaseTuple):
+        return lambda graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3: _advance_csr(
+            graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3
+        )
+    return None
+
+
 @njit(cache=True)
-def gibbs_chain(indptr, neighbors, coupling_bits, h, scan, spins, rng_state, low, high, record_vars, record_times, recorded):
+def gibbs_chain(graph, h, scan, spins, rng_state, low, high, record_vars, record_times, recorded):
     """Run one chain through the whole scan, in place, recording at checkpoints.
 
     Parameters
     ----------
-    indptr, neighbors : (p+1,) int64, (S,) int64
-        CSR neighbour structure of the model.
-    coupling_bits : (S,) uint64
-        The CSR couplings (``float64``) viewed as ``uint64`` (``coupling.view(np.uint64)``).
+    graph : tuple or (p,) record array
+        The neighbourhoods in one of the two layouts of the module docstring: the CSR tuple
+        ``(indptr, neighbors, coupling_bits)`` ((p+1,) int64, (S,) int64 and the couplings
+        viewed as ``uint64``), or the table of :func:`padded_neighbourhoods`.
     h : (p,) float64
         Unary parameters.
     scan : (T,) int64
@@ -229,16 +404,16 @@ def gibbs_chain(indptr, neighbors, coupling_bits, h, scan, spins, rng_state, low
     done = 0
     for r in range(record_times.size):
         stop = record_times[r]
-        s0, s1, s2, s3 = _advance(indptr, neighbors, coupling_bits, h, scan, done, stop, spins, low, high, s0, s1, s2, s3)
+        s0, s1, s2, s3 = _advance(graph, h, scan, done, stop, spins, low, high, s0, s1, s2, s3)
         done = stop
         for v in range(record_vars.size):
             recorded[r, v] = spins[record_vars[v]]
-    s0, s1, s2, s3 = _advance(indptr, neighbors, coupling_bits, h, scan, done, scan.size, spins, low, high, s0, s1, s2, s3)
+    s0, s1, s2, s3 = _advance(graph, h, scan, done, scan.size, spins, low, high, s0, s1, s2, s3)
     rng_state[0], rng_state[1], rng_state[2], rng_state[3] = s0, s1, s2, s3
 
 
 @njit(parallel=True, cache=True)
-def gibbs_chains(indptr, neighbors, coupling_bits, h, scan, spins, rng_states, low, high, record_vars, record_times, recorded):
+def gibbs_chains(graph, h, scan, spins, rng_states, low, high, record_vars, record_times, recorded):
     """Independent chains in parallel (``prange`` over chains).
 
     Row ``c`` of ``spins`` (C, p), ``rng_states`` (C, 4) and ``recorded``
@@ -246,6 +421,4 @@ def gibbs_chains(indptr, neighbors, coupling_bits, h, scan, spins, rng_states, l
     only. See :func:`gibbs_chain`.
     """
     for c in prange(spins.shape[0]):
-        gibbs_chain(
-            indptr, neighbors, coupling_bits, h, scan, spins[c], rng_states[c], low, high, record_vars, record_times, recorded[c]
-        )
+        gibbs_chain(graph, h, scan, spins[c], rng_states[c], low, high, record_vars, record_times, recorded[c])

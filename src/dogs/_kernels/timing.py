@@ -36,14 +36,14 @@ __all__ = ["draw_sample_points"]
 
 
 @njit(cache=True)
-def draw_sample_points(indptr, neighbors, coupling_bits, h, scan, spins, rng_state, low, high, target, sparse_reset, out):
+def draw_sample_points(graph, h, scan, spins, rng_state, low, high, target, sparse_reset, out):
     """Draw ``out.size`` independent sample points of ``spins[target]`` after the whole ``scan``.
 
     Parameters
     ----------
-    indptr, neighbors, coupling_bits, h
-        Model arrays exactly as :func:`dogs.samplers.gibbs.run_gibbs` passes them to
-        :func:`dogs._kernels.gibbs.gibbs_chain` (CSR structure, couplings viewed as ``uint64``, field).
+    graph, h
+        The model's neighbourhoods and field exactly as :func:`dogs.samplers.gibbs.run_gibbs` passes
+        them to :func:`dogs._kernels.gibbs.gibbs_chain` (either layout, see :mod:`dogs._kernels.gibbs`).
     scan : (T,) int64
         Scan indices; ``-1`` (uniform) entries require ``sparse_reset = False``.
     spins : (p,) int8
@@ -69,7 +69,7 @@ def draw_sample_points(indptr, neighbors, coupling_bits, h, scan, spins, rng_sta
     plus = np.int8(1)
     total = 0
     for k in range(out.size):
-        s0, s1, s2, s3 = _advance(indptr, neighbors, coupling_bits, h, scan, 0, n_steps, spins, low, high, s0, s1, s2, s3)
+        s0, s1, s2, s3 = _advance(graph, h, scan, 0, n_steps, spins, low, high, s0, s1, s2, s3)
         value = spins[target]
         out[k] = value
         total += value

@@ -31,12 +31,16 @@ and median of ``--repeats`` repeats):
    numba ``prange`` over chains) on a 100 x 100 grid, site updates per second
    with one numba thread and with all of them, and the scaling factor.
 
-What limits the kernel (measured on a 2-core AMD EPYC, 1000 x 1000 grid): not memory (about a third
-of one thread's copy bandwidth) and not mainly the loop-carried dependency on the spin written the
-step before (the same loop writing its spins to a separate array still takes 4.8 ns per update, 4.4 ns
-on an in-cache 100 x 100 grid), but instruction throughput: ``valgrind --tool=callgrind`` counts about
-103 instructions per update. Summing the field in one loop instead changes its rounding, and so the
-samples, and was not faster when tried; the kernel keeps its documented order (:mod:`dogs._kernels.gibbs`).
+What limits the kernel (measured on a 2-core AMD EPYC, 1000 x 1000 grid, one process, same output bit
+for bit): not memory (under half of one thread's copy bandwidth) but the chain of steps through the spin
+written the step before, which the next site (its right neighbour) reads. With the CSR layout the
+kernel took 6.2-6.9 ns per update (``valgrind --tool=callgrind``: about 103 instructions), 4.8 ns with
+that dependency removed (spins written to a separate array). Two changes of
+:mod:`dogs._kernels.gibbs` bring it to 4.2-4.4 ns: the padded fixed-width layout (loop counts known at
+compile time, no ``indptr``: 6.7 -> 5.5 ns alone) and deciding the spin for both values of the
+last-written neighbour before reading it (the dependency chain shrinks to a load and a select: 5.5 ->
+4.1-4.2 ns). The same two-candidate decision in the CSR kernel gave 6.5 -> 5.7 ns. Summing the field
+in one loop instead would change its rounding, and so the samples; the kernels keep the documented order.
 
 The JSON (written atomically by :func:`dogs.io.write_json`) records the CPU
 model, core count, numba/numpy/pgmpy versions, the seed, the settings and every
@@ -152,12 +156,20 @@ def benchmark_grid(side: int, repeats: int, seed: np.random.SeedSequence) -> dic
 def bytes_per_site_update(model, scan_indices) -> float:
     """Bytes a systematic-scan site update reads and writes, averaged over the scan (the roofline numerator).
 
-    Per step: the scan index (8), ``indptr[i]`` and ``indptr[i + 1]`` (8, the second is the next step's
-    first), the field ``h[i]`` (8), per neighbour slot its index and coupling (8 + 8), the neighbour's
-    spin (1, mostly cached) and the new spin (1). Arrays are ``int64`` / ``float64`` / ``int8``.
+    Per step: the scan index (8) and the field ``h[i]`` (8); the site's neighbourhood in the layout the
+    kernel reads (:func:`dogs.samplers.gibbs.kernel_graph`): with the padded layout its record of
+    ``W = L + U`` slots (``16 W``: index and coupling bits per slot), with CSR ``indptr[i]`` and
+    ``indptr[i + 1]`` (8, the second is the next step's first) and the index and coupling of each stored
+    slot (16 per neighbour); then one neighbour spin per slot read (1, mostly cached) and the new spin (1).
     """
+    from dogs.samplers.gibbs import kernel_graph
+
+    graph = kernel_graph(model)
+    if isinstance(graph, np.ndarray):
+        width = graph.dtype["lower"].shape[0] + graph.dtype["upper"].shape[0]
+        return 8 + 8 + width * (16 + 1) + 1
     degree = np.diff(model.indptr)[np.asarray(scan_indices) % model.n_vars].mean()
-    return 8 + 8 + 8 + degree * (8 + 8 + 1) + 1
+    return 8 + 8 + 8 + degree * (16 + 1) + 1
 
 
 def benchmark_bandwidth(repeats: int, n_bytes: int = 2**28) -> dict:

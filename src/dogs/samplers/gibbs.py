@@ -26,16 +26,17 @@ returned with the result so every chain can be replayed.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
-from dogs._kernels.gibbs import field_thresholds, gibbs_chain, gibbs_chains, seed_states
+from dogs._kernels.gibbs import field_thresholds, gibbs_chain, gibbs_chains, padded_neighbourhoods, seed_states
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work, chain_seeds, check_n_chains
 from dogs.scans.base import Scan
 
-__all__ = ["GibbsResult", "chain_seeds", "run_gibbs"]
+__all__ = ["GibbsResult", "chain_seeds", "kernel_graph", "run_gibbs"]
 
 _LOW_THRESHOLDS, _HIGH_THRESHOLDS = field_thresholds()
 _NO_INDICES = np.zeros(0, dtype=np.int64)
@@ -150,7 +151,7 @@ def run_gibbs(
     rec_times = record_times if recording else _NO_INDICES
     recorded = np.zeros((n_chains, rec_times.size, rec_vars.size), dtype=np.int8)
     rng_states = seed_states(seeds)
-    arrays = (model.indptr, model.neighbors, model.coupling.view(np.uint64), model.h, scan.indices)
+    arrays = (kernel_graph(model), model.h, scan.indices)
     if n_chains == 1:
         gibbs_chain(*arrays, spins[0], rng_states[0], _LOW_THRESHOLDS, _HIGH_THRESHOLDS, rec_vars, rec_times, recorded[0])
     else:
@@ -163,6 +164,26 @@ def run_gibbs(
         work=Work(site_updates=n_chains * n_steps, density_evaluations=n_chains * n_steps),
         seeds=seeds,
     )
+
+
+_KERNEL_GRAPHS: "weakref.WeakKeyDictionary[BinaryPairwiseMRF, object]" = weakref.WeakKeyDictionary()
+
+
+def kernel_graph(model: BinaryPairwiseMRF):
+    """The model's neighbourhoods in the layout the Gibbs kernels read, built once per model.
+
+    The padded fixed-width table of :func:`dogs._kernels.gibbs.padded_neighbourhoods` for
+    bounded-degree graphs (grids, chains), else the CSR tuple ``(indptr, neighbors, coupling
+    bits)``. Both layouts give the same samples (:mod:`dogs._kernels.gibbs`); the padded one is
+    faster. The table is kept while the model lives (models are immutable).
+    """
+    graph = _KERNEL_GRAPHS.get(model)
+    if graph is None:
+        csr = (model.indptr, model.neighbors, model.coupling.view(np.uint64))
+        padded = padded_neighbourhoods(*csr)
+        graph = csr if padded is None else padded
+        _KERNEL_GRAPHS[model] = graph
+    return graph
 
 
 # ---------------------------------------------------------------- validation

@@ -46,6 +46,7 @@ from dogs._kernels.gibbs import field_thresholds, seed_states
 from dogs._kernels.timing import draw_sample_points
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work, chain_seeds
+from dogs.samplers.gibbs import kernel_graph
 from dogs.scans.base import Scan
 
 __all__ = ["RESET_FULL", "RESET_VISITED", "SamplePointsResult", "checkpoint_counts", "sample_points"]
@@ -250,7 +251,7 @@ def sample_points(
         grid = np.append(grid[grid < max_points], max_points)
     kernel_seed = chain_seeds(seed, 1)[0]
     rng_state = seed_states(np.array([kernel_seed], dtype=np.uint64))[0].copy()
-    model_arrays = (model.indptr, model.neighbors, model.coupling.view(np.uint64), model.h)
+    model_arrays = (kernel_graph(model), model.h)
     indices = scan.indices
     counts, seconds, sums, kept = [], [], [], []
 
