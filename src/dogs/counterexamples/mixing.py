@@ -87,7 +87,7 @@ def _block_sequences(sizes: list[int], swappable: bool):
 
 
 def block_orders(model: ScanOrderModel, max_orders: int = MAX_BLOCK_ORDERS) -> np.ndarray | None:
-    """One systematic order per class of orders that visit ``model.interchangeable_blocks`` in the same sequence.
+    r"""One systematic order per class of orders that visit ``model.interchangeable_blocks`` in the same sequence.
 
     Relabelling variables within a block (or, when ``blocks_swappable``, exchanging the blocks) is a
     symmetry of :math:`\pi`, so it conjugates the systematic-scan chain by a permutation of the
