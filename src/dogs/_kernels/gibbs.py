@@ -19,9 +19,9 @@ fresh uniform ``u'``), forms the local field over the CSR slots of ``i``
 last). The order is chosen for speed: in a scan that visits variables in increasing
 order the spins of the lower neighbours were written by the steps just before, so
 the kernel sums everything else while those writes complete, and the last-written
-spin (the largest lower neighbour) enters with a single addition before the
-decision. Any fixed order gives the same sampler; the reference and the kernels
-share this one. Then,
+spin (the largest lower neighbour) enters last (the kernels decide for both of its
+values before reading it; see "Two layouts" below). Any fixed order gives the same
+sampler; the reference and the kernels share this one. Then,
 with a fresh uniform ``u``, sets
 
 .. math::
@@ -80,8 +80,8 @@ Two layouts of the neighbourhoods
 The kernels read the model's neighbourhoods (the ``graph`` argument) in one of two layouts,
 chosen per model by :func:`padded_neighbourhoods`; both give the same spins.
 
-* **CSR**: the tuple ``(indptr, neighbors, coupling_bits)`` of the model; a site's slots are
-  walked with two loops whose ends are read from ``indptr`` and from the neighbour indices.
+* **CSR**: the tuple ``(indptr, neighbors, coupling_bits)`` of the model; a site's slots run
+  between ends read from ``indptr``, split where the neighbour indices pass ``i``.
 * **Padded**: one record per site holding ``L`` lower and ``U`` upper neighbours and their
   coupling bits, ``L`` and ``U`` the largest counts over the sites (a numpy structured
   array; the record type carries ``L`` and ``U``, so numba compiles one kernel per pair, with
@@ -94,13 +94,13 @@ chosen per model by :func:`padded_neighbourhoods`; both give the same spins.
   the (non-zero) thresholds and through ``exp(-2 f)``, which do not see the sign of a zero, so
   the spins are the same.
 
-  The padded kernel also takes the last lower slot (the largest lower neighbour ``k*``) off
-  the dependency chain: in a scan that visits sites in increasing order ``x_{k*}`` was written
-  by the step just before. With ``r`` the lower sum without it and ``c`` its coupling, the
-  kernel forms both candidate fields ``f+ = upper + (r + c)`` and ``f- = upper + (r + (-c))``
-  (each bit-identical to the field for ``x_{k*} = +1`` and ``-1``: the sign flip is exact),
-  decides both, and only then reads ``x_{k*}`` to pick one. When either candidate is
-  undecided it applies the reference rule to the picked field.
+Both kernels take the last lower slot (the largest lower neighbour ``k*``) off the dependency
+chain: in a scan that visits sites in increasing order ``x_{k*}`` was written by the step just
+before. With ``r`` the lower sum without it and ``c`` its coupling, the kernel forms both candidate
+fields ``f+ = upper + (r + c)`` and ``f- = upper + (r + (-c))`` (each bit-identical to the field
+for ``x_{k*} = +1`` and ``-1``: the sign flip is exact), decides both, and only then reads
+``x_{k*}`` to pick one. When either candidate is undecided it applies the reference rule to the
+picked field. A site without lower neighbours splits off a ``-0.0`` term, so ``f+ = f-``.
 
 Everything is private and takes arrays and scalars only; the public wrapper
 :func:`dogs.samplers.gibbs.run_gibbs` validates, chooses the layout and casts.
@@ -249,14 +249,9 @@ def spin_from_field(field, bits, low, high):
 
     Returns ``+1`` iff ``u < 1 / (1 + exp(-2 f))`` with ``u = (bits >> 11) * 2**-53``;
     ``low``/``high`` are the tables of :func:`field_thresholds` (``THRESHOLD_BIN_BITS`` bins).
+    The kernels' two-candidate decision with both candidates equal to ``field``.
     """
-    j = bits >> np.uint64(64 - THRESHOLD_BIN_BITS)
-    below, above = low[j], high[j]
-    spin = np.int8(2 * np.int8(field >= above) - 1)
-    if (field - below) * (field - above) < 0.0:  # undecided band: reference rule
-        u = uniform_from_bits(bits)
-        spin = np.int8(1) if u < 1.0 / (1.0 + math.exp(-2.0 * field)) else np.int8(-1)
-    return spin
+    return _spin_from_candidates(field, field, True, bits, low, high)
 
 
 @njit(inline="always", cache=True)
@@ -278,30 +273,52 @@ def _step_site(step_site, n_vars, s0, s1, s2, s3):
 
 
 @njit(inline="always", cache=True)
-def _advance_csr(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
-    """:func:`_advance` on the CSR layout ``graph = (indptr, neighbors, coupling_bits)``.
+def _fields_csr(graph, site, h, spins):
+    """The field of ``site`` for both values of its largest lower neighbour: ``(f+, f-, k*)``, CSR layout.
 
-    Indices and the step counter are unsigned, so numba emits no negative-index fix-ups.
+    ``graph = (indptr, neighbors, coupling_bits)``; the row's neighbours ``k < i`` come first, in
+    increasing order. Without any, the split-off term is ``-0.0`` (an exact identity on the lower
+    sum ``+0.0``), so ``f+ = f-``, and ``k* = i``.
     """
     indptr, neighbors, coupling_bits = graph
-    n_vars = spins.size
     one = np.uint64(1)
-    t, end = np.uint64(start), np.uint64(stop)
-    while t < end:
-        site, s0, s1, s2, s3 = _step_site(scan[t], n_vars, s0, s1, s2, s3)
-        t += one
-        slot, slot_end = np.uint64(indptr[site]), np.uint64(indptr[site + one])
-        lower = 0.0  # neighbours k < i (sorted first in the CSR row)
-        while slot < slot_end and np.uint64(neighbors[slot]) < site:
-            lower += _signed_coupling(coupling_bits[slot], spins[np.uint64(neighbors[slot])])
-            slot += one
-        upper = h[site]  # the field, then neighbours k > i
-        while slot < slot_end:
-            upper += _signed_coupling(coupling_bits[slot], spins[np.uint64(neighbors[slot])])
-            slot += one
-        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-        spins[site] = spin_from_field(upper + lower, bits, low, high)
-    return s0, s1, s2, s3
+    slot, slot_end = np.uint64(indptr[site]), np.uint64(indptr[site + one])
+    first_upper = slot
+    while first_upper < slot_end and np.uint64(neighbors[first_upper]) < site:
+        first_upper += one
+    last_coupling, last, lower_end = _NEGATIVE_ZERO_BITS, site, slot
+    if first_upper > slot:
+        lower_end = first_upper - one
+        last_coupling, last = coupling_bits[lower_end], np.uint64(neighbors[lower_end])
+    upper = h[site]  # the field, then neighbours k > i
+    for upper_slot in range(first_upper, slot_end):
+        upper += _signed_coupling(coupling_bits[upper_slot], spins[np.uint64(neighbors[upper_slot])])
+    lower = 0.0
+    for lower_slot in range(slot, lower_end):
+        lower += _signed_coupling(coupling_bits[lower_slot], spins[np.uint64(neighbors[lower_slot])])
+    field_plus = upper + (lower + _float_from_bits(last_coupling))
+    field_minus = upper + (lower + _float_from_bits(last_coupling ^ _SIGN_BIT))
+    return field_plus, field_minus, last
+
+
+@njit(inline="always", cache=True)
+def _fields_padded(graph, site, h, spins):
+    """:func:`_fields_csr` on the padded layout: ``graph`` is the record array of :func:`padded_neighbourhoods`.
+
+    The loop counts are the record's sub-array lengths, constants of the compiled kernel.
+    """
+    row = graph[site]
+    upper = h[site]  # the field, then neighbours k > i (pads last)
+    for k in range(row.upper.shape[0]):
+        upper += _signed_coupling(row.upper_coupling[k], spins[np.uint64(row.upper[k])])
+    last = row.lower.shape[0] - 1  # the largest lower neighbour (pads first); L >= 1 as the graph has an edge
+    lower = 0.0
+    for k in range(last):
+        lower += _signed_coupling(row.lower_coupling[k], spins[np.uint64(row.lower[k])])
+    last_coupling = row.lower_coupling[last]
+    field_plus = upper + (lower + _float_from_bits(last_coupling))
+    field_minus = upper + (lower + _float_from_bits(last_coupling ^ _SIGN_BIT))
+    return field_plus, field_minus, np.uint64(row.lower[last])
 
 
 @njit(inline="always", cache=True)
@@ -322,10 +339,12 @@ def _spin_from_candidates(field_plus, field_minus, last_is_plus, bits, low, high
 
 
 @njit(inline="always", cache=True)
-def _advance_padded(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
-    """:func:`_advance` on the padded layout: ``graph`` is the record array of :func:`padded_neighbourhoods`.
+def _advance_with(site_fields, graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
+    """Run scan steps ``start <= t < stop`` on ``spins`` (int8, in place); returns the new RNG state.
 
-    The loop counts are the record's sub-array lengths, constants of the compiled kernel.
+    ``site_fields`` is :func:`_fields_csr` or :func:`_fields_padded`, whichever reads the layout of
+    ``graph`` (numba compiles this loop once for each). Indices and the step counter are unsigned,
+    so numba emits no negative-index fix-ups.
     """
     n_vars = spins.size
     one = np.uint64(1)
@@ -333,28 +352,16 @@ def _advance_padded(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s
     while t < end:
         site, s0, s1, s2, s3 = _step_site(scan[t], n_vars, s0, s1, s2, s3)
         t += one
-        row = graph[site]
-        upper = h[site]  # the field, then neighbours k > i (pads last)
-        for k in range(row.upper.shape[0]):
-            upper += _signed_coupling(row.upper_coupling[k], spins[np.uint64(row.upper[k])])
-        last = row.lower.shape[0] - 1  # the largest lower neighbour (pads first); L >= 1 as the graph has an edge
-        lower = 0.0
-        for k in range(last):
-            lower += _signed_coupling(row.lower_coupling[k], spins[np.uint64(row.lower[k])])
-        last_coupling = row.lower_coupling[last]
-        field_plus = upper + (lower + _float_from_bits(last_coupling))
-        field_minus = upper + (lower + _float_from_bits(last_coupling ^ _SIGN_BIT))
+        field_plus, field_minus, last = site_fields(graph, site, h, spins)
         bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-        last_is_plus = spins[np.uint64(row.lower[last])] > 0
-        spins[site] = _spin_from_candidates(field_plus, field_minus, last_is_plus, bits, low, high)
+        spins[site] = _spin_from_candidates(field_plus, field_minus, spins[last] > 0, bits, low, high)
     return s0, s1, s2, s3
 
 
 def _advance(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
-    """Run scan steps ``start <= t < stop`` on ``spins`` (int8, in place); returns the new RNG state.
+    """:func:`_advance_with` the field function of ``graph``'s layout (chosen by numba from its type).
 
-    Compiled code only: numba picks :func:`_advance_csr` or :func:`_advance_padded` by the
-    type of ``graph`` (the two layouts of the module docstring).
+    Compiled code only.
     """
     raise TypeError("_advance runs inside numba kernels only")
 
@@ -362,12 +369,12 @@ def _advance(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
 @overload(_advance)
 def _advance_for_layout(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
     if isinstance(graph, types.Array) and isinstance(graph.dtype, types.Record):
-        return lambda graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3: _advance_padded(
-            graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3
+        return lambda graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3: _advance_with(
+            _fields_padded, graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3
         )
     if isinstance(graph, types.BaseTuple):
-        return lambda graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3: _advance_csr(
-            graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3
+        return lambda graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3: _advance_with(
+            _fields_csr, graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3
         )
     return None
 

@@ -39,8 +39,9 @@ that dependency removed (spins written to a separate array). Two changes of
 :mod:`dogs._kernels.gibbs` bring it to 4.2-4.4 ns: the padded fixed-width layout (loop counts known at
 compile time, no ``indptr``: 6.7 -> 5.5 ns alone) and deciding the spin for both values of the
 last-written neighbour before reading it (the dependency chain shrinks to a load and a select: 5.5 ->
-4.1-4.2 ns). The same two-candidate decision in the CSR kernel gave 6.5 -> 5.7 ns. Summing the field
-in one loop instead would change its rounding, and so the samples; the kernels keep the documented order.
+4.1-4.2 ns). The CSR kernel, kept for graphs the padding would bloat (tori, dense models), makes the same
+two-candidate decision: 6.6 -> 6.2 ns on this grid. Summing the field in one loop instead would change its
+rounding, and so the samples; the kernels keep the documented order.
 
 The JSON (written atomically by :func:`dogs.io.write_json`) records the CPU
 model, core count, numba/numpy/pgmpy versions, the seed, the settings and every
