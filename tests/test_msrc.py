@@ -17,7 +17,7 @@ from PIL import Image
 from dogs.data import DatasetMissingError, require_dataset
 from dogs.experiments import msrc
 from dogs.learning.plsa import fit_plsa, fold_in, patch_log_likelihoods
-from dogs.segmentation.features import colour_words, patch_grid, patch_labels, position_words
+from dogs.segmentation.features import colour_words, kmeans_plus_plus, learn_codebook, patch_grid, patch_labels, position_words
 from dogs.segmentation.mfam import centre_weights, hamming_error, mfam_model
 from dogs.segmentation.msrc import MSRCArchive, label_image
 
@@ -55,6 +55,22 @@ def test_colour_and_position_words():
     words = colour_words(rgb, hue_bins=12, value_bins=4, saturation_floor=0.15)
     assert words.tolist() == [0, 0, 15]  # the middle patch is half red, half white: tie -> the smaller word
     assert position_words(4, 6, 2, 3).reshape(4, 6).tolist() == [[0, 0, 1, 1, 2, 2]] * 2 + [[3, 3, 4, 4, 5, 5]] * 2
+
+
+def test_kmeans_plus_plus_draws_the_seeds_of_scipys_kmeans2():
+    """Same generator state, same seeds as ``kmeans2(minit="++")``: the codebooks do not depend on which is used."""
+    from scipy.cluster.vq import kmeans2
+
+    rng = np.random.default_rng(40)
+    data = np.concatenate([rng.normal(centre, 0.3, (150, 5)) for centre in rng.normal(0, 3, (12, 5))])
+    for seed in range(5):
+        seeds = kmeans_plus_plus(data, 12, np.random.default_rng(seed))
+        assert {tuple(row) for row in seeds} <= {tuple(row) for row in data} and len({tuple(row) for row in seeds}) == 12
+        ours, _ = kmeans2(data, seeds, iter=3, minit="matrix")
+        scipys, _ = kmeans2(data, 12, iter=3, minit="++", seed=np.random.default_rng(seed))
+        np.testing.assert_array_equal(ours, scipys)
+    codebook = learn_codebook(data, 12, seed=1, max_points=1000)  # subsampled, then seeded and refined
+    assert codebook.shape == (12, 5) and np.isfinite(codebook).all()
 
 
 def test_label_colours():

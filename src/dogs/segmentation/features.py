@@ -23,6 +23,7 @@ import numpy as np
 
 __all__ = [
     "colour_words",
+    "kmeans_plus_plus",
     "learn_codebook",
     "patch_grid",
     "patch_labels",
@@ -91,7 +92,11 @@ def position_words(grid_rows: int, grid_cols: int, cell_rows: int, cell_cols: in
 
 
 def learn_codebook(descriptors: np.ndarray, size: int, seed, max_points: int = 50_000) -> np.ndarray:
-    """A k-means codebook of ``size`` centres (scipy's ``kmeans2``, k-means++ start) on at most ``max_points`` rows."""
+    """A k-means codebook of ``size`` centres (scipy's ``kmeans2``, k-means++ start) on at most ``max_points`` rows.
+
+    The k-means++ start is :func:`kmeans_plus_plus` (the start ``kmeans2(minit="++")`` draws, in a
+    fraction of its time), then 20 Lloyd iterations of ``kmeans2``.
+    """
     from scipy.cluster.vq import kmeans2
 
     rng = np.random.default_rng(seed)
@@ -100,8 +105,31 @@ def learn_codebook(descriptors: np.ndarray, size: int, seed, max_points: int = 5
         data = data[rng.choice(len(data), max_points, replace=False)]
     if len(data) < size:
         raise ValueError(f"a codebook of {size} words needs at least {size} descriptors, got {len(data)}")
-    centres, _ = kmeans2(data, size, iter=20, minit="++", seed=rng)
+    centres, _ = kmeans2(data, kmeans_plus_plus(data, size, rng), iter=20, minit="matrix")
     return centres
+
+
+def kmeans_plus_plus(data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    r"""``size`` k-means++ seeds (Arthur & Vassilvitskii 2007) among the rows of ``data`` ``(n, d)``.
+
+    The first seed is row ``rng.integers(n)``; each next one is row ``j`` with probability
+    ``D(x_j)^2 / sum_l D(x_l)^2``, ``D`` the distance to the nearest seed so far, drawn by inverse CDF
+    with one ``rng.uniform()`` (``searchsorted`` of the uniform in the cumulative sum of the
+    probabilities). These are the draws of ``scipy.cluster.vq.kmeans2(minit="++")``, so the seeds are
+    the same for the same generator state; but ``D^2`` is kept per row and lowered by the newest seed
+    only, ``O(size n d)`` work, where scipy recomputes the distances to every seed each round,
+    ``O(size^2 n d)`` (48 of 50 s per MSRC codebook of 200 words on 50 000 descriptors).
+    """
+    from scipy.spatial.distance import cdist
+
+    seeds = np.empty((size, data.shape[1]))
+    seeds[0] = data[rng.integers(len(data))]
+    nearest = np.full(len(data), np.inf)
+    for i in range(1, size):
+        np.minimum(nearest, cdist(seeds[i - 1 : i], data, metric="sqeuclidean")[0], out=nearest)
+        cumulative = (nearest / nearest.sum()).cumsum()
+        seeds[i] = data[int(np.searchsorted(cumulative, rng.uniform()))]
+    return seeds
 
 
 def quantise(descriptors: np.ndarray, codebook: np.ndarray) -> np.ndarray:
