@@ -185,22 +185,28 @@ def _quiet(message: str) -> None:
 SETUP_REPEATS = 5
 
 
-def _timed_setup(model, weights, length: int, settings: dict):
-    """The DoGS setup once: ``(bound, systematic scan, epsilon, length-doubling result, seconds per part)``."""
+def _bound_and_epsilon(model, weights, length: int, settings: dict):
+    """The setup's first three parts: ``(bound, systematic scan, epsilon, seconds per part)``."""
     with Stopwatch() as sw_bound:
         bound = influence_binary_pairwise(model)
     with Stopwatch() as sw_scan:
         systematic = systematic_in_phase(model.n_vars, length, settings["systematic_order"])
     with Stopwatch() as sw_eps:
         epsilon = dobrushin_variation(systematic, weights, bound)
-    with Stopwatch() as sw_doubling:
-        doubling = length_doubling_dogs(systematic, weights, bound, epsilon, start_length=settings["doubling_start"])
     parts = {
         "bound_seconds": sw_bound.seconds,
         "systematic_scan_seconds": sw_scan.seconds,
         "epsilon_seconds": sw_eps.seconds,
-        "doubling_seconds": sw_doubling.seconds,
     }
+    return bound, systematic, epsilon, parts
+
+
+def _timed_setup(model, weights, length: int, settings: dict):
+    """The DoGS setup once: ``(bound, systematic scan, epsilon, length-doubling result, seconds per part)``."""
+    bound, systematic, epsilon, parts = _bound_and_epsilon(model, weights, length, settings)
+    with Stopwatch() as sw_doubling:
+        doubling = length_doubling_dogs(systematic, weights, bound, epsilon, start_length=settings["doubling_start"])
+    parts["doubling_seconds"] = sw_doubling.seconds
     return bound, systematic, epsilon, doubling, parts
 
 
@@ -336,7 +342,7 @@ def epsilon_sweep(settings: dict, root_seed: int, *, progress: Callable[[str], N
     model = grid_for_trial(side, settings["max_coupling"], root_seed, 0)
     p = model.n_vars
     weights = target_weights(p)
-    bound, systematic, epsilon, _, _ = _timed_setup(model, weights, settings["systematic_sweeps"] * p, settings)
+    bound, systematic, epsilon, _ = _bound_and_epsilon(model, weights, settings["systematic_sweeps"] * p, settings)
     rows = []
     for k, factor in enumerate(settings["epsilon_factors"]):
         doubling = length_doubling_dogs(systematic, weights, bound, factor * epsilon,
