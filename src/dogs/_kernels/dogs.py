@@ -78,7 +78,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dogs._kernels.variation import tree_offsets, tree_set, tree_total, uniform_step
+from dogs._kernels.variation import tree_set, tree_total, uniform_step
 
 __all__ = [
     "key_precedes",

@@ -219,7 +219,7 @@ def _fill_padded(indptr, neighbors, coupling_bits, n_lower, lower, upper, lower_
 
 
 _SIGN_BIT = np.uint64(1 << 63)
-_NEGATIVE_ZERO_BITS = np.uint64(1 << 63)  # the bits of -0.0: the coupling of a padding slot
+_NEGATIVE_ZERO_BITS = _SIGN_BIT  # the bits of -0.0 (sign bit only): the coupling of a padding slot
 
 
 @intrinsic
