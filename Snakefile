@@ -242,8 +242,15 @@ rule all:  # every experiment whose data set is present (all_with_data when both
     default_target: True
     input:
         rules.all_without_data.input,
-        if_data_present("msrc_v1", rules.fig6.input, rules.fig7.input, rules.fig16.input),
-        if_data_present("heart_disease", rules.fig_aa6.input, rules.fig_aa7.input, rules.fig_aa8.input),
+        if_data_present(
+            "msrc_v1", rules.fig6.input, rules.fig7.input, rules.fig16.input
+        ),
+        if_data_present(
+            "heart_disease",
+            rules.fig_aa6.input,
+            rules.fig_aa7.input,
+            rules.fig_aa8.input,
+        ),
 
 
 onsuccess:

@@ -7,7 +7,14 @@ import sys
 
 from snakemake.logging import logger
 
-from dogs.data import DatasetMissingError, ENV_VAR, absent_notice, data_dir, is_absent, require_dataset
+from dogs.data import (
+    DatasetMissingError,
+    ENV_VAR,
+    absent_notice,
+    data_dir,
+    is_absent,
+    require_dataset,
+)
 from dogs.experiments._resources import estimate_memory
 
 RESULTS = config["results_dir"]
