@@ -22,8 +22,8 @@ from dogs.claims import (NEEDS_DATA, NOT_YET_RUN, VERDICTS, ClaimsError, describ
 from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import atomic_path, write_csv
 
-COLUMNS = ["id", "paper", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict", "reading",
-           "paper_evidence"]
+COLUMNS = ["id", "paper", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict", "verdict_by_seed",
+           "reading", "paper_evidence"]
 
 
 SETTINGS_SCHEMA = {
@@ -52,6 +52,14 @@ def row_verdict(row: dict, got: dict | None, needs_data: dict | None = None) -> 
         raise ClaimsError(f"claim {row['id']!r}: {exc}") from None
 
 
+def seed_verdicts(row: dict, got: dict | None) -> str:
+    """The verdict of each independent seed of a noisy claim (``by_seed``), e.g. "3 seeds: reproduced, reproduced,
+    reproduced"; empty when the claim has no seeds."""
+    if got is None or "by_seed" not in got:
+        return ""
+    return f"{len(got['by_seed'])} seeds: " + ", ".join(row_verdict(row, {"value": v}) for v in got["by_seed"])
+
+
 def build_table(paper_rows: list[dict], measured: dict, smoke: bool, needs_data: dict | None = None) -> pd.DataFrame:
     """One row per paper claim; ``needs_data`` maps the families skipped for want of data to their data set."""
     needs_data = needs_data or {}
@@ -75,6 +83,7 @@ def build_table(paper_rows: list[dict], measured: dict, smoke: bool, needs_data:
                 "criterion": describe(row["criterion"]) if "criterion" in row else "",
                 "ours": got["ours"] if got else (f"needs data set {missing} (README, Data)" if missing else ""),
                 "verdict": row_verdict(row, got, needs_data),
+                "verdict_by_seed": seed_verdicts(row, got),
                 "reading": " ".join(str(row.get("reading", "")).split()),
                 "paper_evidence": json.dumps(row["paper_evidence"]) if "paper_evidence" in row else "",
             }
@@ -89,7 +98,8 @@ def _cells(row) -> list:
     compared = "; ".join(x for x in (row["quantity"], row["criterion"]) if x) or "—"
     paper_value = row["paper_value"] + (f" (as the criterion's quantities: {row['paper_evidence']})"
                                         if row["paper_evidence"] else "")
-    return [row["paper"], row["where"], row["claim"], paper_value, compared, row["ours"] or "—", row["verdict"]]
+    shown = row["verdict"] + (f" ({row['verdict_by_seed']})" if row["verdict_by_seed"] else "")
+    return [row["paper"], row["where"], row["claim"], paper_value, compared, row["ours"] or "—", shown]
 
 
 def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
