@@ -262,6 +262,12 @@ def _closed_form(name: str, scan: str, frame: pd.DataFrame) -> dict:
             "closed_form_n": " ".join(str(v) for v in inside["n"])}
 
 
+def _windows_text(n_values) -> str:
+    """Soft dependencies' windows floor(sqrt n) over the fitted n: ``2`` or ``17..32``."""
+    windows = sorted({math.isqrt(int(v)) for v in n_values})
+    return f"{windows[0]}" if len(windows) == 1 else f"{windows[0]}..{windows[-1]}"
+
+
 def exponents_table(details: pd.DataFrame, reduced: pd.DataFrame, paper: dict, settings: dict) -> pd.DataFrame:
     """Fitted exponents and their intervals for every (model, scan) beside Table 1's orders (read from the paper's claims)."""
     records = []
@@ -295,8 +301,7 @@ def exponents_table(details: pd.DataFrame, reduced: pd.DataFrame, paper: dict, s
                     "t_mix_at_n_max": int(frame["t_mix"].iloc[-1]), "bracketed": fit["bracketed"],
                     "methods": "; ".join(sorted(set(frame["method"].dropna()))) if "method" in frame else "exact (every start followed)",
                     "orders": "; ".join(sorted(set(frame["order_source"].dropna()) - {"random scan"})) if "order_source" in frame else "",
-                    "windows": (" ".join(str(math.isqrt(int(v))) for v in sorted(set(fitted_n)))
-                                if name == "soft_dependencies" else ""),
+                    "windows": _windows_text(fitted_n) if name == "soft_dependencies" else "",
                     **_closed_form(name, scan, frame),
                     "error_low": low, "error_high": high,
                     "verdict": (verdict(criterion, {"exponent_error_low": low, "exponent_error_high": high})
@@ -386,7 +391,7 @@ def _table1_text(r) -> str:
     if r["orders"]:
         text += f"; best/worst over {r['orders']}"
     if r["windows"]:
-        text += f"; window floor(sqrt n) = {r['windows']} at the fitted n"
+        text += f"; window floor(sqrt n) = {r['windows']} over the fitted n"
     text += f"; t_mix = {r['t_mix_at_n_max']:,} at n = {r['fit_n_max']}"
     if r["closed_form"]:
         text += f"; t_mix = {r['closed_form']} exactly at {r['closed_form_hits']:.0%} of n = {r['closed_form_n']}"
