@@ -7,6 +7,7 @@ import itertools
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -133,6 +134,17 @@ def test_pgmpy_written_discrete_network(tmp_path, capsys):
         answer = ve.query([name], show_progress=False)
         answer.normalize()
         assert np.isclose(float(prob), answer.values[int(state)], rtol=1e-9)
+
+    # Gibbs on the same three- and four-state network: within 4.5 ESS-based standard errors of the exact
+    # marginals (9 marginals: a chance failure below 1e-4 per run, as in the binary test below)
+    exact = {(int(v), int(k)): float(p) for v, k, p in (line.split(",") for line in lines[1:])}
+    code, out, err = run_cli(["sample", str(path), "--scan", "systematic", "--length", "3", "--draws", "1000",
+                              "--seed", "3"], capsys)
+    assert code == EXIT_OK, err
+    result = json.loads(out)
+    assert result["converged"] and len(result["marginals"]) == 9
+    for row in result["marginals"]:
+        assert abs(row["probability"] - exact[(row["variable"], row["state"])]) < 4.5 * row["std_error"], row
 
 
 def test_bound_scan_and_sample_on_a_grid(tmp_path, capsys):
@@ -382,3 +394,44 @@ def test_binary_networks_with_larger_factors_use_theorem12(tmp_path, capsys):
     (tmp_path / "ternary.uai").write_text(TRIPLE.replace("2 2 2 2", "3 2 2 2").replace("8\n1.0 2.0", "12\n1 1 1 1 1.0 2.0"))
     code, _, err = run_cli(["bound", str(tmp_path / "ternary.uai")], capsys)
     assert code == EXIT_BAD_INPUT and "binary variables only" in err
+
+
+def test_unreadable_and_unwritable_places(tmp_path, capsys, monkeypatch):
+    model = grid_model(3, 3, coupling=0.2)
+    npz = tmp_path / "m.npz"
+    np.savez(npz, **model.to_npz_dict())
+    weights = tmp_path / "w.txt"
+    weights.write_text(" ".join(["1"] * 9))
+    scan = tmp_path / "s.txt"
+    scan.write_text("0 1 2")
+    # the super-user reads every file, so a permission failure is simulated where the command opens files
+    from dogs.cli import _checks
+
+    real_open = open
+
+    def refusing_open(path, *args, **kwargs):
+        if str(path) in (str(weights), str(scan)):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(_checks, "open", refusing_open, raising=False)
+    for argv in (["scan", str(npz), "--weights", str(weights), "--budget", "9"],
+                 ["sample", str(npz), "--scan", str(scan), "--draws", "4"]):
+        code, out, err = run_cli(argv, capsys)
+        assert code == EXIT_BAD_INPUT and out == "" and "Permission denied" in err, err
+    monkeypatch.undo()
+    # a read-only place: /proc accepts no new files, not even from the super-user
+    if Path("/proc/self").is_dir():
+        code, out, err = run_cli(["bound", str(npz), "--out", "/proc/dogs-bound.npz"], capsys)
+        assert code == EXIT_BAD_INPUT and out == "" and "cannot write in /proc" in err, err
+
+
+def test_theorem10_on_many_states_is_refused_before_allocating(tmp_path, capsys):
+    """Theorem 10 compares every pair of columns of a pair table: 256 states on both sides is ~0.8 GB per edge."""
+    cards = np.array([256, 256, 256])
+    rng = np.random.default_rng(4)
+    model = DiscretePairwiseMRF(cards, [np.zeros(256)] * 3, np.array([[0, 1], [1, 2]]),
+                                [rng.normal(size=(256, 256)), rng.normal(size=(256, 256))])
+    path = write_uai(model, tmp_path / "wide.uai")
+    code, out, err = run_cli(["bound", str(path), "--max-memory-gb", "1"], capsys)
+    assert code == EXIT_TOO_LARGE and out == "" and "Theorem 10" in err and "--max-memory-gb" in err, err

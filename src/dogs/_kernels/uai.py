@@ -170,6 +170,23 @@ def parse_decimal(buf, start, end):
     return value, outcome
 
 
+@njit(cache=True, inline="always")
+def _add_digit(mantissa, digits, exponent, dropped, d, fractional):
+    """Append the decimal digit ``d`` to the mantissa: at most ``_MAX_DIGITS`` significant digits are kept; a
+    digit after the point lowers the exponent when kept, one before it raises the exponent when dropped."""
+    if digits < _MAX_DIGITS:
+        if mantissa > 0 or d > 0:
+            mantissa = mantissa * 10 + d
+            digits += 1
+        if fractional:
+            exponent -= 1
+    else:
+        if not fractional:
+            exponent += 1
+        dropped = dropped or d > 0
+    return mantissa, digits, exponent, dropped
+
+
 @njit(cache=True)
 def scan_decimal(buf, start, limit):
     """``(value, outcome, stop)`` of the longest prefix of ``buf[start:limit]`` in the entry grammar.
@@ -190,27 +207,13 @@ def scan_decimal(buf, start, limit):
     dropped = False
     while q < end and _is_digit(buf[q]):
         any_digit = True
-        d = buf[q] - 48
-        if digits < _MAX_DIGITS:
-            if mantissa > 0 or d > 0:
-                mantissa = mantissa * 10 + d
-                digits += 1
-        else:
-            exponent += 1
-            dropped = dropped or d > 0
+        mantissa, digits, exponent, dropped = _add_digit(mantissa, digits, exponent, dropped, buf[q] - 48, False)
         q += 1
     if q < end and buf[q] == 46:  # .
         q += 1
         while q < end and _is_digit(buf[q]):
             any_digit = True
-            d = buf[q] - 48
-            if digits < _MAX_DIGITS:
-                if mantissa > 0 or d > 0:
-                    mantissa = mantissa * 10 + d
-                    digits += 1
-                exponent -= 1
-            else:
-                dropped = dropped or d > 0
+            mantissa, digits, exponent, dropped = _add_digit(mantissa, digits, exponent, dropped, buf[q] - 48, True)
             q += 1
     if not any_digit:
         return 0.0, NUMBER_INVALID, q
