@@ -55,9 +55,9 @@ def diagnose(indicators: np.ndarray) -> dict[str, np.ndarray]:
     az = _arviz()
     values = np.asarray(indicators, dtype=np.float64)
     out = {"mean": values.mean(axis=(0, 1))}
-    dataset = az.convert_to_dataset({"x": values})
     with _warnings.catch_warnings(), np.errstate(all="ignore"):
-        _warnings.simplefilter("ignore")
+        _warnings.simplefilter("ignore")  # e.g. "more chains than draws", which is no error here
+        dataset = az.convert_to_dataset({"x": values})
         out["r_hat"] = np.asarray(az.rhat(dataset, method="rank")["x"].values, dtype=np.float64)
         out["ess_bulk"] = np.asarray(az.ess(dataset, method="bulk")["x"].values, dtype=np.float64)
         out["ess_tail"] = np.asarray(az.ess(dataset, method="tail")["x"].values, dtype=np.float64)
