@@ -22,9 +22,9 @@ and the factor, before a model is built):
 
 - plain ASCII only, counts and indices as digit strings (no signs, ``_`` separators or non-ASCII
   digits), table entries as decimal numbers (no ``inf``, ``nan`` or hexadecimal);
-- the cardinalities on the line(s) after the number of variables, followed by the number of factors
-  on a new line, so that a header that declares more or fewer variables than it lists is caught
-  ("declares N variables, found k") instead of shifting every later number;
+- the cardinalities on one line, the line after the number of variables, so that a header that declares
+  more or fewer variables than it lists is caught ("declares N variables, found k") instead of shifting
+  every later number (pgmpy's writer and the competition files lay the preamble out this way);
 - counts that fit the file (a declared size larger than the rest of the file could hold is refused
   before anything is allocated), at most :data:`MAX_CARDINALITY` states per variable,
   :data:`MAX_SCOPE` variables and :data:`MAX_TABLE_ENTRIES` entries per factor;
@@ -132,14 +132,17 @@ class _Reader:
         where = f" (line {self.line(position)})" if position is not None else ""
         raise error(f"{self.source}: {message}{where}")
 
-    def tokens_on_line(self, position: int) -> int:
-        """Number of tokens on the line where the first token at or after ``position`` starts."""
+    def tokens_on_line(self, position: int) -> tuple[int, int]:
+        """``(line, number of tokens on it)`` for the line where the first token at or after ``position`` starts."""
         from dogs._kernels.uai import next_token
 
         start, _ = next_token(self.buf, position)
         line_start = self.data.rfind(b"\n", 0, start) + 1
         line_end = self.data.find(b"\n", start)
-        return len(self.data[line_start: len(self.data) if line_end < 0 else line_end].split())
+        line = self.buf[line_start: len(self.data) if line_end < 0 else line_end]
+        space = (line == 32) | ((line >= 9) & (line <= 13))
+        starts = int(np.count_nonzero(space[:-1] & ~space[1:])) + int(line.size > 0 and not space[0])
+        return self.line(start), starts
 
     def integers(self, position: int, count: int, what) -> tuple[np.ndarray, int]:
         """``count`` counts or indices from ``position``; ``what(k)`` names the k-th for messages."""
@@ -155,13 +158,6 @@ class _Reader:
             self.fail(f"{what(n_read)} must be a whole number written with the digits 0-9, got {self.token(start, end)}",
                       start)
         return out, position
-
-    def ends_line(self, end: int, position: int) -> bool:
-        """Whether a line break separates the token ending at ``end`` from the next token."""
-        from dogs._kernels.uai import next_token
-
-        start, _ = next_token(self.buf, position)
-        return start >= len(self.data) or b"\n" in self.data[end:start] or b"\r" in self.data[end:start]
 
 
 def read_uai_network(path, *, max_table_entries: int | None = None) -> UAINetwork:
@@ -208,16 +204,12 @@ def read_uai_network(path, *, max_table_entries: int | None = None) -> UAINetwor
     header_line = r.line(position)
     if n_vars < 1:
         r.fail("the number of variables must be at least 1, got 0", position)
-    if n_vars > (len(data) - position) // 2:
-        found = r.tokens_on_line(position)
-        r.fail(f"declares {n_vars} variables (line {header_line}), found {found} cardinalities on the next line; "
-               f"the rest of the file is too short for {n_vars}")
+    cards_line, found = r.tokens_on_line(position)
+    if found != n_vars:
+        r.fail(f"declares {n_vars} variables (line {header_line}), found {found} cardinalities on line {cards_line} "
+               "(the cardinalities go on one line)")
     cards, position = r.integers(position, n_vars, lambda k: f"the cardinality of variable {k} "
                                                               f"(the file declares {n_vars} variables)")
-    if not r.ends_line(position, position):
-        found = r.tokens_on_line(position - 1)
-        r.fail(f"declares {n_vars} variables (line {header_line}), found {found} cardinalities on the line that "
-               "lists them", position - 1)
     if cards.min() < 2:
         i = int(np.argmin(cards))
         r.fail(f"variable {i} has cardinality {cards[i]}; every variable needs at least 2 states")
