@@ -6,8 +6,10 @@ import math
 from pathlib import Path
 
 import pytest
+import yaml
 
-from dogs.claims import ClaimsError, check_criterion, describe, load_paper_claims, measured, verdict, write_claims
+from dogs.claims import (VERDICTS, ClaimsError, check_criterion, describe, load_paper_claims, measured, verdict,
+                         write_claims)
 from dogs.experiments.paper_vs_ours import build_table, row_verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,20 +92,78 @@ def test_the_generic_check_catches_a_partly_looser_than_nothing():
                                         "partly": [{"quantity": "s", "at_least": 1}]})
 
 
+def _outside_inconclusive(criterion, value):
+    """``value`` with one ``inconclusive`` condition on a quantity that ``reproduced`` does not name broken,
+    when every ``inconclusive`` condition held (else ``value`` unchanged)."""
+    inconclusive = criterion.get("inconclusive") or []
+    if not inconclusive or not all(_satisfies(c, value) for c in inconclusive):
+        return value
+    free = {c.get("quantity") for c in criterion["reproduced"]}
+    for condition in inconclusive:
+        if condition.get("quantity") not in free:
+            return {**value, condition["quantity"]: _violating(condition)}
+    return value
+
+
+def _satisfies(condition, value) -> bool:
+    return verdict({"reproduced": [condition]}, value) == "reproduced"
+
+
 def check_can_fail_and_pass(claim_id, criterion):
-    """Values satisfying every condition pass; breaking any one condition loses the verdict it guards."""
+    """Values satisfying every condition pass; breaking any one condition loses the verdict it guards;
+    values satisfying every ``inconclusive`` condition read inconclusive."""
     reproduced = criterion["reproduced"]
     partly = criterion.get("partly") or []
-    # Quantities named only in "partly" need values too; take them from partly's satisfying values.
+    inconclusive = criterion.get("inconclusive") or []
+    # Quantities named only in "partly" or "inconclusive" need values too: take them from partly's
+    # satisfying values and from inconclusive's violating ones (a clear measurement).
     base = _value(partly) if partly and any("quantity" in c for c in partly) else None
-    assert verdict(criterion, _value(reproduced, base=base)) == "reproduced", claim_id
+    if inconclusive:
+        base = {**{c["quantity"]: _violating(c) for c in inconclusive}, **(base or {})}
+        assert verdict(criterion, {**base, **_value(reproduced), **_value(inconclusive)}) == "inconclusive", claim_id
+    assert verdict(criterion, _outside_inconclusive(criterion, _value(reproduced, base=base))) == "reproduced", claim_id
     for k, condition in enumerate(reproduced):
         broken = _value(reproduced, (k, _violating(condition)), base=base)
         assert verdict(criterion, broken) != "reproduced", (claim_id, condition)
     # Breaking any "partly" condition must give "not reproduced" (so "reproduced" implies "partly").
     for k, condition in enumerate(partly):
-        broken = _value(partly, (k, _violating(condition)), base=_value(reproduced) if base is not None else None)
-        assert verdict(criterion, broken) == "not reproduced", (claim_id, condition)
+        broken = _value(partly, (k, _violating(condition)), base={**base, **_value(reproduced)} if base is not None else None)
+        assert verdict(criterion, _outside_inconclusive(criterion, broken)) == "not reproduced", (claim_id, condition)
+
+
+def _evidence_rows():
+    return [(row["id"], row["criterion"], row["paper_evidence"]) for row in load_paper_claims(PAPER_CLAIMS)
+            if "paper_evidence" in row]
+
+
+@pytest.mark.parametrize("claim_id, criterion, evidence", _evidence_rows(), ids=[r[0] for r in _evidence_rows()] or None)
+def test_the_papers_own_evidence_passes_its_criterion(claim_id, criterion, evidence):
+    """A criterion reads the paper as written: the numbers the paper prints (or derives) for a claim
+    reproduce it. Its twin, test_every_criterion_can_fail_and_can_pass, feeds it contradicting numbers."""
+    assert verdict(criterion, evidence) == "reproduced", claim_id
+
+
+def test_inconclusive_is_judged_first_and_needs_every_condition():
+    criterion = {"reproduced": [{"quantity": "low", "at_least": 2}],
+                 "partly": [{"quantity": "low", "at_least": 1}],
+                 "inconclusive": [{"quantity": "low", "less_than": 2}, {"quantity": "high", "at_least": 2}]}
+    assert verdict(criterion, {"low": 2.5, "high": 3}) == "reproduced"
+    assert verdict(criterion, {"low": 1.5, "high": 3}) == "inconclusive"
+    assert verdict(criterion, {"low": 1.5, "high": 1.9}) == "partly"
+    assert verdict(criterion, {"low": 0.1, "high": 0.9}) == "not reproduced"
+    assert "inconclusive if low < 2 and high >= 2" in describe(criterion)
+    check_can_fail_and_pass("interval", criterion)
+
+
+def test_reading_and_paper_evidence_are_checked(tmp_path):
+    row = {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
+           "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}}
+    for extra, match in [({"reading": ""}, "reading"), ({"paper_evidence": "small"}, "paper_evidence"),
+                         ({"paper_evidence": 1.0, "criterion": "information"}, "no criterion")]:
+        path = tmp_path / "claims.yaml"
+        path.write_text(yaml.safe_dump([{**row, **extra}]))
+        with pytest.raises(ClaimsError, match=match):
+            load_paper_claims(path)
 
 
 @pytest.mark.parametrize("op, bound, good, bad", [
@@ -174,3 +234,46 @@ def test_information_rows_and_the_table(tmp_path):
     write_claims(tmp_path / "c.json", "f", got, smoke=True)
     with pytest.raises(ClaimsError):
         write_claims(tmp_path / "c.json", "f", {"a": {"ours": "x"}}, smoke=True)
+
+
+def test_rows_of_a_family_without_its_data_set_need_data(tmp_path):
+    """A family skipped for want of its data set reads "needs data", its own class: counted in the summary, coloured
+    apart, never "not reproduced"; the step takes the families from its settings and refuses malformed ones."""
+    from dogs.experiments import paper_vs_ours
+
+    rows = [
+        {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
+         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}},
+        {"id": "b", "paper": "P", "where": "§2", "claim": "c", "paper_value": "1", "family": "data_family",
+         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}},
+        {"id": "c", "paper": "P", "where": "§3", "claim": "c", "paper_value": "1", "family": "g"},
+    ]
+    got = {"a": measured("0.5", 0.5)}
+    table = build_table(rows, got, smoke=False, needs_data={"data_family": "some_set"})
+    assert list(table["verdict"]) == ["reproduced", "needs data", "not yet run"]
+    assert "some_set" in table["ours"][1]
+    markdown = paper_vs_ours.to_markdown(table, smoke=False)
+    assert "Summary: reproduced: 1, partly: 0, inconclusive: 0, not reproduced: 0, information: 0, needs data: 1, " \
+           "not yet run: 1" in markdown
+    assert "Rows marked 'needs data'" in markdown
+    page = paper_vs_ours.to_html(table, smoke=False)
+    colours = paper_vs_ours._VERDICT_COLOURS
+    assert len(set(colours.values())) == len(colours) and set(colours) == set(VERDICTS)
+    assert f'<tr style="background:{colours["needs data"]}">' in page and "needs data: 1" in page
+    # Without the data flag the same row reads "not yet run"; a family that has no row, or whose claims were measured
+    # although it waits for data, is an error.
+    assert list(build_table(rows, got, smoke=False)["verdict"]) == ["reproduced", "not yet run", "not yet run"]
+    with pytest.raises(ClaimsError, match="no row"):
+        build_table(rows, got, smoke=False, needs_data={"msrc_typo": "some_set"})
+    with pytest.raises(ClaimsError, match="waits for its data set"):
+        build_table(rows, {**got, "b": measured("0.5", 0.5)}, smoke=False, needs_data={"data_family": "some_set"})
+    # The step: settings {"needs_data": {...}}, checked before any work.
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(yaml.safe_dump(rows))
+    outputs = {"md": tmp_path / "t.md", "csv": tmp_path / "t.csv", "html": tmp_path / "t.html"}
+    argv = ["summarise", "--input", f"claims={claims}", *sum((["--output", f"{k}={v}"] for k, v in outputs.items()), [])]
+    assert paper_vs_ours.EXPERIMENT.main([*argv, "--settings", '{"needs_data": {"data_family": "some_set"}}']) == 0
+    assert "needs data: 1" in outputs["md"].read_text()
+    for bad in ('{"needs_data": ["data_family"]}', '{"needs_data": {"data_family": ""}}', '{"other": 1}'):
+        with pytest.raises(SystemExit):
+            paper_vs_ours.EXPERIMENT.main([*argv, "--settings", bad])
