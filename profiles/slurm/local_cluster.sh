@@ -107,12 +107,13 @@ fi
 slurmctld -f "$dir/slurm.conf"
 slurmd -f "$dir/slurm.conf"
 export SLURM_CONF="$dir/slurm.conf"
-for _ in $(seq 30); do
+wait_seconds="${LOCAL_CLUSTER_WAIT_SECONDS:-30}"  # how long the node may take to come up
+for _ in $(seq "$wait_seconds"); do
     if sinfo -h -o %T 2>/dev/null | grep -q idle; then
         echo "export SLURM_CONF=$dir/slurm.conf"
         exit 0
     fi
     sleep 1
 done
-echo "local_cluster.sh: the node did not come up within 30 s (ports $ctld_port, $slurmd_port); see $dir/log" >&2
+echo "local_cluster.sh: the node did not come up within $wait_seconds s (ports $ctld_port, $slurmd_port); see $dir/log" >&2
 exit 1
