@@ -36,7 +36,9 @@ HOSTILE = {
     "tab indentation": ("timing:\n\tmain_side: 3\n", ":2:1: not valid YAML: found character '\\t'"),
     "too large": ("a: 1\n" + "# padding\n" * (MAX_FILE_BYTES // 10 + 1), "larger than"),
     "nested too deep": ("a: " + "[" * 60 + "]" * 60 + "\n", "nested more than 50 deep"),
-    "nested beyond recursion": ("a: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply to read"),
+    "nested beyond recursion": ("a: " + "[" * 5000 + "]" * 5000 + "\n", "nested more than 50 deep"),
+    "nested through aliases": ("".join(f"a{i}: &a{i} [*a{i - 1}]\n" if i else "a0: &a0 [1]\n" for i in range(60)),
+                               "nested more than 50 deep"),
     "yte template": ("__use_yte__: true\nroot_seed: ?1 + 1\n", "yte templating"),
     "duplicate key": ("root_seed: 1\nsmoke: true\nroot_seed: 2\n", "duplicate key 'root_seed' at line 3 (first at line 1)"),
 }

@@ -59,7 +59,21 @@ class ConfigError(ValueError):
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key appearing twice in one mapping."""
+    """``yaml.SafeLoader`` that refuses a key appearing twice in one mapping, and nesting deeper than
+    :data:`MAX_DEPTH` as soon as it is met (not after the parser has recursed into it)."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise ConfigError(f"{self.name}:{mark.line + 1}: mappings and lists nested more than {MAX_DEPTH} deep; "
+                                  "a config file this deep is refused")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False):
@@ -150,10 +164,7 @@ def load_config_file(path) -> dict:
     loader = _StrictLoader(text)
     loader.name = str(path)
     try:
-        try:
-            root = loader.get_single_node()
-        except RecursionError:
-            raise ConfigError(f"{path}: mappings and lists nested too deeply to read; refused") from None
+        root = loader.get_single_node()
         if root is None:
             raise ConfigError(f"{path}: empty config file; a config file is a mapping of keys (key: value)")
         _expanded_size(root, path)
