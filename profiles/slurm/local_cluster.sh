@@ -15,9 +15,14 @@ alive() {  # alive NAME: the daemon NAME started from this DIR still runs
     [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null
 }
 
-stop() {
+stop() {  # each daemon gets SIGTERM and up to 10 s to exit, then SIGKILL
     for name in slurmd slurmctld munged; do
-        if alive "$name"; then kill "$(cat "$dir/$name.pid")" 2>/dev/null || true; fi
+        if alive "$name"; then
+            pid="$(cat "$dir/$name.pid")"
+            kill "$pid" 2>/dev/null || true
+            for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+            if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
+        fi
         rm -f "$dir/$name.pid"
     done
     if [ "$(readlink /etc/slurm/slurm.conf 2>/dev/null)" = "$dir/slurm.conf" ]; then rm -f /etc/slurm/slurm.conf; fi
