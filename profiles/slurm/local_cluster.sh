@@ -5,8 +5,9 @@
 # Needs Debian's slurm-wlm and munge packages (slurmctld, slurmd, munged) and root, as in a container.
 # Everything it writes (config, state, logs, munge socket) lives under DIR, except a link
 # /etc/slurm/slurm.conf -> DIR/slurm.conf when the machine has no SLURM configuration of its own.
-# The daemons listen on two free TCP ports picked at start, so a cluster of your own (or a second one of
-# these) is left alone; a start that fails stops what it started and says where the logs are.
+# The daemons listen on two free TCP ports picked at start, so they start beside other SLURM daemons (but job
+# steps read /etc/slurm/slurm.conf: beside another cluster that owns it, jobs fail, so run one at a time); a start
+# that fails stops what it started and says where the logs are.
 set -euo pipefail
 action="${1:?usage: local_cluster.sh start|stop DIR}"
 dir="$(mkdir -p "${2:?usage: local_cluster.sh start|stop DIR}" && cd "$2" && pwd)"
