@@ -80,22 +80,33 @@ class ClaimsError(ValueError):
 
 
 # ---------------------------------------------------------------- the experiment side
-def measured(ours: str, value, **details) -> dict:
+def measured(ours: str, value, *, by_seed=None, **details) -> dict:
     """One measured claim: readable text ``ours`` and the measured ``value`` that the criterion judges.
 
     ``value`` is a number or bool, or a dict ``{quantity: number or bool}`` when the criterion names
-    several quantities. ``details`` are extra numbers kept in the claims file for the reader.
+    several quantities. ``by_seed``, for a claim read from noisy numbers, is the same value computed from
+    each independent seed (repetition) alone: the table judges each too, so a reader sees whether the
+    verdict holds at every seed or rests on one lucky run. ``details`` are extra numbers kept in the
+    claims file for the reader.
     """
     if not isinstance(ours, str):
         raise ClaimsError(f"ours must be a readable string, got {type(ours).__name__}")
     _check_value(value)
-    return {"ours": ours, "value": value, "details": details}
+    claim = {"ours": ours, "value": value, "details": details}
+    if by_seed is not None:
+        if not isinstance(by_seed, (list, tuple)) or not by_seed:
+            raise ClaimsError("by_seed must be a non-empty list of values, one per seed")
+        for item in by_seed:
+            _check_value(item)
+        claim["by_seed"] = list(by_seed)
+    return claim
 
 
 def write_claims(path, family: str, claims: dict, *, smoke: bool) -> Path:
     """Write ``{claim id: measured(...)}`` for one experiment family."""
     for key, value in claims.items():
-        if not isinstance(value, dict) or set(value) != {"ours", "value", "details"}:
+        if not isinstance(value, dict) or not {"ours", "value", "details"} <= set(value) <= {"ours", "value", "details",
+                                                                                            "by_seed"}:
             raise ClaimsError(f"claim {key!r} must be built with dogs.claims.measured(...)")
     return write_json(path, {"family": family, "smoke": bool(smoke), "claims": claims})
 

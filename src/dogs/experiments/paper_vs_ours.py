@@ -19,8 +19,8 @@ from dogs.claims import VERDICTS, ClaimsError, describe, load_measured, load_pap
 from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import atomic_path, write_csv
 
-COLUMNS = ["id", "paper", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict", "reading",
-           "paper_evidence"]
+COLUMNS = ["id", "paper", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict", "verdict_by_seed",
+           "reading", "paper_evidence"]
 
 
 def row_verdict(row: dict, got: dict | None) -> str:
@@ -33,6 +33,14 @@ def row_verdict(row: dict, got: dict | None) -> str:
         return verdict(row["criterion"], got["value"])
     except ClaimsError as exc:
         raise ClaimsError(f"claim {row['id']!r}: {exc}") from None
+
+
+def seed_verdicts(row: dict, got: dict | None) -> str:
+    """The verdict of each independent seed of a noisy claim (``by_seed``), e.g. "3 seeds: reproduced, reproduced,
+    reproduced"; empty when the claim has no seeds."""
+    if got is None or "by_seed" not in got:
+        return ""
+    return f"{len(got['by_seed'])} seeds: " + ", ".join(row_verdict(row, {"value": v}) for v in got["by_seed"])
 
 
 def build_table(paper_rows: list[dict], measured: dict, smoke: bool) -> pd.DataFrame:
@@ -49,6 +57,7 @@ def build_table(paper_rows: list[dict], measured: dict, smoke: bool) -> pd.DataF
                 "criterion": describe(row["criterion"]) if "criterion" in row else "",
                 "ours": got["ours"] if got else "",
                 "verdict": row_verdict(row, got),
+                "verdict_by_seed": seed_verdicts(row, got),
                 "reading": " ".join(str(row.get("reading", "")).split()),
                 "paper_evidence": json.dumps(row["paper_evidence"]) if "paper_evidence" in row else "",
             }
@@ -63,7 +72,8 @@ def _cells(row) -> list:
     compared = "; ".join(x for x in (row["quantity"], row["criterion"]) if x) or "—"
     paper_value = row["paper_value"] + (f" (as the criterion's quantities: {row['paper_evidence']})"
                                         if row["paper_evidence"] else "")
-    return [row["paper"], row["where"], row["claim"], paper_value, compared, row["ours"] or "—", row["verdict"]]
+    shown = row["verdict"] + (f" ({row['verdict_by_seed']})" if row["verdict_by_seed"] else "")
+    return [row["paper"], row["where"], row["claim"], paper_value, compared, row["ours"] or "—", shown]
 
 
 def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
