@@ -12,7 +12,9 @@ from ``X^0`` = the PLSA MAP labelling by Gibbs with
 - the DoGS scan targeting the centred 12 x 8 patch rectangle (:mod:`dogs.segmentation.region_scan`:
   Theorem 10 bound, ``epsilon`` = the systematic scan's Dobrushin variation, length doubling, the idle
   steps dropped: 110 steps in the region, bottom row to top row; computed once for every image);
-- as a check of the sweep direction (ours), the systematic scan run backwards (``systematic_reversed``:
+- the systematic scan in the phase that ends on the region's last patch (``systematic_aligned``: the phase
+  with the smallest Dobrushin variation for the region, the fair baseline for a marginal target; ours);
+- as a check of the sweep direction (ours), the paper's systematic scan run backwards (``systematic_reversed``:
   bottom to top, like the DoGS scan).
 
 Each scan runs ``chains`` independent chains from ``X^0``, once through the scan. The segmentation is the
@@ -24,7 +26,8 @@ image.
 
 Verdicts are paired across the splits (both scans segment the same test images after the same PLSA fit): a
 95 % Student-t interval of the mean per-split difference of centre-region errors. "DoGS is as accurate" is
-judged as non-inferiority at the margin stated in ``config/paper_claims.yaml``.
+judged as non-inferiority at the margin stated in ``config/paper_claims.yaml``, against whichever systematic
+baseline (the paper's phase or the aligned one) the data favour more.
 
 Steps (``python -m dogs.experiments.msrc <step> ...``, see :mod:`dogs.experiments._cli`):
 
@@ -48,7 +51,7 @@ from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import meta_path, read_json, write_csv, write_meta, write_npz
 from dogs.learning.plsa import fit_plsa, fold_in, patch_log_likelihoods
 from dogs.samplers.discrete_gibbs import run_discrete_gibbs
-from dogs.scans.base import Scan, paper_systematic_scan
+from dogs.scans.base import Scan
 from dogs.segmentation.features import (
     colour_words,
     learn_codebook,
@@ -61,12 +64,12 @@ from dogs.segmentation.features import (
 from dogs.segmentation.labelling import labels_from_final_states, labels_from_updates
 from dogs.segmentation.mfam import centre_weights, hamming_error, mfam_model
 from dogs.segmentation.msrc import CLASSES, MSRCArchive
-from dogs.segmentation.region_scan import region_scan
+from dogs.segmentation.region_scan import region_scan, region_systematic_scan
 from dogs.seeds import seed_record, seed_sequence
 
 FAMILY = "msrc"
 METHODS = ("plsa", "systematic", "dogs")  # the paper's Fig. 7
-SAMPLED = ("systematic", "dogs", "systematic_reversed")  # the scans sampled; the last is our direction check
+SAMPLED = ("systematic", "dogs", "systematic_aligned", "systematic_reversed")  # the scans sampled; the last two ours
 LABELLINGS = ("updates", "final_states")  # dogs.segmentation.labelling; "updates" is the main rule
 PLSA_LABELLING = "plsa_map"  # the labelling column of the PLSA rows (no sampling: chains 0)
 OBJECT_CLASSES = ("cow", "aeroplane", "face", "car", "bicycle")  # the MSRC v1 groups' subjects
@@ -139,17 +142,21 @@ def timed_region_scan(sigma: float, region, repeats: int = SETUP_REPEATS):
 def compute_scan(ctx):
     cfg = ctx.settings
     out, first, seconds = timed_region_scan(cfg["sigma"], cfg["region"])
+    aligned = region_scan(cfg["sigma"], GRID, tuple(cfg["region"]), phase="ending_on_region")
     write_npz(ctx.output("dogs_scan"), scan=out.scan.indices, doubling_scan=out.doubling_scan.indices,
               length=out.scan.length, doubling_length=out.doubling_scan.length,
               systematic_length=out.systematic_length, steps_in_region=out.steps_in_region,
               region_size=out.region_size, epsilon=out.epsilon, variation=out.variation, bound_value=out.bound_value,
               lengths_tried=out.lengths_tried, variations_tried=out.variations_tried, idle_steps=out.idle_steps,
-              seconds=float(np.median(seconds)), seconds_repeats=np.array(seconds), first_call_seconds=first)
+              seconds=float(np.median(seconds)), seconds_repeats=np.array(seconds), first_call_seconds=first,
+              aligned_length=aligned.scan.length, aligned_doubling_length=aligned.doubling_scan.length,
+              aligned_epsilon=aligned.epsilon)
     write_meta(ctx.output("dogs_scan"), settings=cfg, seed=None, elapsed_seconds=ctx.elapsed(),
                extra={"description": "DoGS scan targeting the centre region (Algorithm 2 with length doubling on the "
                                      "systematic scan of length 620 in the paper's phase, Theorem 10 bound tanh(sigma/2) "
                                      "on every edge); 'scan' = 'doubling_scan' without its idle steps (same "
-                                     "variation); 'seconds' = median of the timed repeats after a compiling first call"})
+                                     "variation); 'seconds' = median of the timed repeats after a compiling first call; "
+                                     "aligned_*: the same search from the systematic phase ending on the region"})
     ctx.log.info("DoGS length %d (%d from length doubling, %d steps in the %d-patch region; systematic %d), "
                  "variation %.4f <= epsilon %.4f; %.1f ms (median of %d; first call %.1f s)", out.scan.length,
                  out.doubling_scan.length, out.steps_in_region, out.region_size, out.systematic_length,
@@ -188,8 +195,9 @@ def compute_split(ctx):
         names, descriptors, colours = f["names"], f["descriptors"], f["colour_words"]
         positions, truth, present, transposed = f["position_words"], f["patch_labels"], f["present"], f["transposed"]
     with np.load(ctx.input("dogs_scan")) as s:
-        scans = {"systematic": paper_systematic_scan(GRID[0] * GRID[1], GRID[0] * GRID[1]),
-                 "dogs": Scan(s["scan"], GRID[0] * GRID[1])}
+        scans = {"systematic": region_systematic_scan(GRID, tuple(cfg["region"])),
+                 "dogs": Scan(s["scan"], GRID[0] * GRID[1]),
+                 "systematic_aligned": region_systematic_scan(GRID, tuple(cfg["region"]), "ending_on_region")}
     scans["systematic_reversed"] = Scan(scans["systematic"].indices[::-1].copy(), GRID[0] * GRID[1])
     n_test = cfg["test_images"]
     if n_test >= len(names):
@@ -290,6 +298,7 @@ def paired_interval(differences, level: float = 0.95) -> tuple[float, float, flo
 
 #: Paired comparisons written to differences.csv: (name, method a, method b) for the error of a minus b.
 COMPARISONS = (("dogs_minus_systematic", "dogs", "systematic"),
+               ("dogs_minus_aligned", "dogs", "systematic_aligned"),
                ("plsa_minus_systematic", "plsa", "systematic"),
                ("plsa_minus_dogs", "plsa", "dogs"),
                ("reversed_minus_systematic", "systematic_reversed", "systematic"))
@@ -324,20 +333,34 @@ def _interval(row) -> str:
     return f"{row['mean']:+.4f} (95 % interval {row['low']:+.4f} to {row['high']:+.4f})"
 
 
+BASELINES = {"dogs_minus_systematic": "the paper's systematic scan", "dogs_minus_aligned": "the systematic scan ending on the region"}
+
+
+def _summary(row) -> dict:
+    return {"mean": float(row["mean"]), "low": float(row["low"]), "high": float(row["high"])}
+
+
 def accuracy_claims(means: pd.DataFrame, differences: pd.DataFrame, chains: int) -> dict:
-    """The two Fig. 7 claims: DoGS as accurate as the systematic scan (non-inferiority), MFAM beats PLSA."""
+    """The two Fig. 7 claims: DoGS as accurate as the systematic scan (non-inferiority), MFAM beats PLSA.
+
+    Non-inferiority is judged against the systematic baseline whose paired interval puts DoGS further up
+    (the larger upper end), of the paper's phase and the phase ending on the region.
+    """
     centre = means[(means["region"] == "centre") & (means["labelling"].isin(["updates", PLSA_LABELLING]))
                    & (means["chains"].isin([0, chains]))]
     per_method = centre.groupby("method")["mean_error"].agg(["mean", "std", "count"])
-    errors = ", ".join(f"{m} {per_method.loc[m, 'mean']:.4f} ± {per_method.loc[m, 'std']:.4f}" for m in METHODS)
+    errors = ", ".join(f"{m} {per_method.loc[m, 'mean']:.4f} ± {per_method.loc[m, 'std']:.4f}"
+                       for m in (*METHODS, "systematic_aligned") if m in per_method.index)
     n = int(per_method.loc["dogs", "count"])
-    main = _centre(differences, "dogs_minus_systematic", "updates", chains)
+    versus = {name: _centre(differences, name, "updates", chains) for name in BASELINES}
+    judged = max(versus, key=lambda name: versus[name]["high"])
+    main = versus[judged]
     gain_sys = _centre(differences, "plsa_minus_systematic", "updates", chains)
     gain_dogs = _centre(differences, "plsa_minus_dogs", "updates", chains)
     reversed_ = _centre(differences, "reversed_minus_systematic", "updates", chains)
-    across = differences[(differences["comparison"] == "dogs_minus_systematic") & (differences["region"] == "centre")]
-    across_text = "; ".join(f"{r.labelling} {r.chains} chains {r.mean:+.4f} [{r.low:+.4f}, {r.high:+.4f}]"
-                            for r in across.itertuples())
+    across = differences[differences["comparison"].isin(list(BASELINES)) & (differences["region"] == "centre")]
+    across_text = "; ".join(f"{r.comparison.removeprefix('dogs_minus_')} {r.labelling} {r.chains} chains {r.mean:+.4f} "
+                            f"[{r.low:+.4f}, {r.high:+.4f}]" for r in across.itertuples())
     gains = differences[differences["comparison"].isin(["plsa_minus_systematic", "plsa_minus_dogs"])
                         & (differences["region"] == "centre")]
     gains_text = "; ".join(f"{r.comparison.removeprefix('plsa_minus_')} {r.labelling} {r.chains} chains {r.mean:+.4f} "
@@ -345,29 +368,28 @@ def accuracy_claims(means: pd.DataFrame, differences: pd.DataFrame, chains: int)
     both_above = gains.groupby(["labelling", "chains"])["low"].min()
     above_text = ", ".join(f"{labelling} {chains}" for (labelling, chains), low in both_above.items() if low > 0) or "none"
     highs = across["high"]
-    setting_details = {f"{r.labelling}_{r.chains}_chains": {"mean": r.mean, "low": r.low, "high": r.high}
+    setting_details = {f"{r.comparison}_{r.labelling}_{r.chains}_chains": _summary(r._asdict())
                        for r in across.itertuples()}
+    versus_text = "; ".join(f"against {BASELINES[name]} {_interval(row)}" for name, row in versus.items())
     return {
         "msrc_dogs_as_accurate": measured(
             f"centre-region Hamming error over {n} splits (mean ± s.d.): {errors}. DoGS - systematic, paired over the "
-            f"splits: {_interval(main)}, so DoGS is non-inferior at any margin >= {main['high']:.4f}; PLSA - systematic "
-            f"(the MFAM's gain, which the margin is read against) {_interval(gain_sys)}. Across our settings (labelling "
-            f"rule, chains pooled), DoGS - systematic [95 % interval]: {across_text}; upper ends {highs.min():+.4f} to "
-            f"{highs.max():+.4f}. The systematic scan swept "
-            f"backwards (bottom to top, as DoGS does) - forwards: {_interval(reversed_)}",
+            f"splits: {versus_text}. Judged against {BASELINES[judged]} (the larger upper end): DoGS is non-inferior at "
+            f"any margin >= {main['high']:.4f}; PLSA - systematic (the MFAM's gain, which the margin is read against) "
+            f"{_interval(gain_sys)}. Across our settings (baseline, labelling rule, chains pooled), DoGS - systematic "
+            f"[95 % interval]: {across_text}; upper ends {highs.min():+.4f} to {highs.max():+.4f}. The paper's systematic "
+            f"scan swept backwards (bottom to top, as DoGS does) - forwards: {_interval(reversed_)}",
             {"difference_low": float(main["low"]), "difference_high": float(main["high"])},
-            difference_mean=float(main["mean"]), splits=n, across_settings=setting_details,
-            mfam_gain={"mean": float(gain_sys["mean"]), "low": float(gain_sys["low"]), "high": float(gain_sys["high"])},
-            reversed_minus_systematic={"mean": float(reversed_["mean"]), "low": float(reversed_["low"]),
-                                       "high": float(reversed_["high"])}),
+            judged_against=judged, difference_mean=float(main["mean"]), splits=n,
+            versus={name: _summary(row) for name, row in versus.items()}, across_settings=setting_details,
+            mfam_gain=_summary(gain_sys), reversed_minus_systematic=_summary(reversed_)),
         "msrc_mfam_beats_plsa": measured(
             f"centre-region Hamming error over {n} splits (mean ± s.d.): {errors}. PLSA - systematic "
             f"{_interval(gain_sys)}, PLSA - DoGS {_interval(gain_dogs)}. Across our settings [95 % interval]: {gains_text}. "
             f"Both intervals above 0 at (labelling, chains): {above_text}",
             {"gain_low": float(min(gain_sys["low"], gain_dogs["low"])),
              "gain_high": float(min(gain_sys["high"], gain_dogs["high"]))},
-            systematic_gain={"mean": float(gain_sys["mean"]), "low": float(gain_sys["low"]), "high": float(gain_sys["high"])},
-            dogs_gain={"mean": float(gain_dogs["mean"]), "low": float(gain_dogs["low"]), "high": float(gain_dogs["high"])}),
+            systematic_gain=_summary(gain_sys), dogs_gain=_summary(gain_dogs)),
     }
 
 
@@ -383,8 +405,12 @@ def scan_claims(scan: dict, seconds_per_variable: dict) -> dict:
         "msrc_dogs_length": measured(
             f"length doubling returns {total} steps ({systematic / total:.2f}x shorter than {systematic}); {where} never "
             f"reach the region (dropping them leaves the variation {variation:.4f} unchanged); the remaining {length} "
-            f"steps ({int(scan['steps_in_region'])} in the region) are {systematic / length:.2f}x shorter than {systematic}",
+            f"steps ({int(scan['steps_in_region'])} in the region) are {systematic / length:.2f}x shorter than {systematic}. "
+            f"From the systematic phase ending on the region (the smallest epsilon, {float(scan['aligned_epsilon']):.2f}): "
+            f"{int(scan['aligned_doubling_length'])} steps, {int(scan['aligned_length'])} not idle "
+            f"({systematic / int(scan['aligned_length']):.2f}x shorter)",
             systematic / length, doubling_length=total, length=length, systematic_length=systematic,
+            aligned_length=int(scan["aligned_length"]), aligned_ratio=systematic / int(scan["aligned_length"]),
             steps_in_region=int(scan["steps_in_region"]), lengths_tried=np.asarray(scan["lengths_tried"]).tolist()),
         "msrc_guarantee_epsilon": measured(
             f"epsilon = {epsilon:.2f} (DoGS scan {variation:.2f}) on the d-weighted TV of the {region}-patch region, "

@@ -75,8 +75,8 @@ def segmentation_panels(label_files, path) -> None:
     style.save_figure(fig, path)
 
 
-COMPARISON_LABELS = {"dogs_minus_systematic": "DoGS − systematic", "plsa_minus_systematic": "PLSA − systematic",
-                     "plsa_minus_dogs": "PLSA − DoGS"}
+COMPARISON_LABELS = {"dogs_minus_systematic": "DoGS − systematic", "dogs_minus_aligned": "DoGS − systematic\nending on region",
+                     "plsa_minus_systematic": "PLSA − systematic", "plsa_minus_dogs": "PLSA − DoGS"}
 
 
 def error_bars(summary: pd.DataFrame, differences: pd.DataFrame, region, path) -> None:

@@ -29,6 +29,11 @@ bottom, once each. The DoGS scan makes 14 scattered updates in the region's midd
 region row by row from the bottom (grid row 13) to the top (row 6): each row's last update comes after
 those of every row below it. This is the order Algorithm 2 returns (it chooses the steps from the last one
 backwards); the paper states neither direction.
+
+**Phase.** Of the 620 phases of one systematic sweep, the one ending on the region's last patch (grid
+row 13, column 20) has the smallest variation for the region, 85.17 against the paper's 85.47; with it as
+the input and ``epsilon``, length doubling again returns 128 steps, 114 of them not idle (5.4x shorter).
+The experiment samples it beside the paper's phase as the fair systematic baseline.
 """
 
 from __future__ import annotations
@@ -39,12 +44,12 @@ import numpy as np
 from scipy import sparse
 
 from dogs.bounds import influence_pairwise
-from dogs.scans.base import Scan, paper_systematic_scan
+from dogs.scans.base import Scan, paper_systematic_scan, systematic_scan_ending_on
 from dogs.scans.dogs import length_doubling_dogs
 from dogs.scans.variation import dobrushin_variation
 from dogs.segmentation.mfam import centre_weights, mfam_model
 
-__all__ = ["RegionScan", "drop_idle_steps", "region_scan"]
+__all__ = ["PHASES", "RegionScan", "drop_idle_steps", "region_scan", "region_systematic_scan"]
 
 #: Largest relative change of the Dobrushin variation accepted when idle steps are dropped (a guard: the
 #: change is exactly 0 in exact arithmetic).
@@ -106,13 +111,37 @@ def drop_idle_steps(scan: Scan, weights, influence) -> tuple[Scan, float, np.nda
     return shorter, full, np.flatnonzero(~keep)
 
 
-def region_scan(sigma: float, grid: tuple[int, int], region: tuple[int, int]) -> RegionScan:
-    """The DoGS scan of the centred ``region`` of a ``grid`` of patches (module docstring)."""
+PHASES = ("paper", "ending_on_region")
+
+
+def region_systematic_scan(grid: tuple[int, int], region: tuple[int, int], phase: str = "paper") -> Scan:
+    """One systematic sweep of the ``grid``: the paper's phase, or the one ending on the region's last patch.
+
+    ``"paper"``: :func:`~dogs.scans.base.paper_systematic_scan` (patches ``1..p-1`` then ``0``).
+    ``"ending_on_region"``: :func:`~dogs.scans.base.systematic_scan_ending_on` the region's last patch in
+    row-major order (the sweep starts just after it): of the ``p`` phases of one sweep it has the smallest
+    Dobrushin variation for the region (checked for the 12 x 8 region at ``sigma = 0.48``), the fair
+    systematic baseline for a marginal target.
+    """
+    p = grid[0] * grid[1]
+    if phase == "paper":
+        return paper_systematic_scan(p, p)
+    if phase == "ending_on_region":
+        return systematic_scan_ending_on(p, p, int(np.flatnonzero(centre_weights(grid, region))[-1]))
+    raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
+
+
+def region_scan(sigma: float, grid: tuple[int, int], region: tuple[int, int], phase: str = "paper") -> RegionScan:
+    """The DoGS scan of the centred ``region`` of a ``grid`` of patches (module docstring).
+
+    ``phase`` picks the systematic scan that gives ``epsilon`` and seeds length doubling
+    (:func:`region_systematic_scan`); the paper's is the default.
+    """
     p = grid[0] * grid[1]
     model = mfam_model(np.zeros((p, 2)), grid, sigma)  # the Theorem 10 bound depends on sigma and the grid only
     bound = influence_pairwise(model)
     weights = centre_weights(grid, region)
-    systematic = paper_systematic_scan(p, p)
+    systematic = region_systematic_scan(grid, region, phase)
     epsilon = dobrushin_variation(systematic, weights, bound)
     doubling = length_doubling_dogs(systematic, weights, bound, epsilon)
     scan, variation, idle = drop_idle_steps(doubling.scan, weights, bound)
