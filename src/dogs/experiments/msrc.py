@@ -222,9 +222,9 @@ def compute_split(ctx):
     rows, maps, seconds = [], {}, dict.fromkeys(SAMPLED, 0.0)
     segmenting = time.perf_counter()
 
-    def record(image, method, labelling, chains, labels):
+    def record(image, method, labelling, chains, labels, true_labels):
         for region, mask in (("centre", centre), ("image", None)):
-            rows.append((image, method, labelling, chains, region, hamming_error(labels, truth[k], mask)))
+            rows.append((image, method, labelling, chains, region, hamming_error(labels, true_labels, mask)))
 
     for n, k in enumerate(test):
         if n and n % 6 == 0:
@@ -235,7 +235,7 @@ def compute_split(ctx):
         theta, responsibilities = fold_in(plsa, words[k], iterations=cfg["plsa"]["fold_in_iterations"])
         start = responsibilities.argmax(axis=1)
         model = mfam_model(np.log(np.maximum(theta, 1e-300)) + patch_log_likelihoods(plsa, words[k]), GRID, cfg["sigma"])
-        record(image, "plsa", PLSA_LABELLING, 0, start)
+        record(image, "plsa", PLSA_LABELLING, 0, start, truth[k])
         maps[f"{image}/plsa"] = start.astype(np.int8)
         for method in SAMPLED:
             tic = time.perf_counter()
@@ -243,7 +243,7 @@ def compute_split(ctx):
                                         n_chains=cfg["chains"], initial_state=start, count_labels=True)
             seconds[method] += time.perf_counter() - tic
             for (labelling, chains), labels in sampled_labellings(result, start, chain_counts).items():
-                record(image, method, labelling, chains, labels)
+                record(image, method, labelling, chains, labels, truth[k])
                 if labelling == "updates" and chains == cfg["chains"]:
                     maps[f"{image}/{method}"] = labels.astype(np.int8)
         maps[f"{image}/truth"] = truth[k]
