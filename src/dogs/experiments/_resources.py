@@ -705,6 +705,7 @@ NOT_SCALING: dict[str, str] = {
     "msrc.sigma": "a model parameter",
     "msrc.colour.saturation_floor": "a feature threshold",
     "msrc.plsa.smoothing": "a smoothing weight",
+    "msrc.chains_reported[]": "subsets of the first n chains re-labelled from the stored draws (n at most msrc.chains, which the estimates read)",
 }
 
 
