@@ -46,8 +46,9 @@ rule boltzmann_compute_chains:  # sampler: approximate MH chains with every inne
         bm_dataset="|".join(BM_SMALL) or "(?!)",
     conda:
         CONDA_ENV
+    threads: ALL_CORES  # independent chains over every core (single-threaded worker processes)
     resources:
-        mem_mb=memory_mb("boltzmann"),
+        mem_mb=lambda wildcards, threads: memory_mb("boltzmann") + 250 * threads,  # + a worker process per thread
     params:
         python=PYTHON,
         args=step_args("boltzmann"),
@@ -72,8 +73,9 @@ rule boltzmann_compute_chains_large:  # the same without the exact chain (2^d st
         bm_dataset="|".join(BM_LARGE) or "(?!)",
     conda:
         CONDA_ENV
+    threads: ALL_CORES  # independent chains over every core (single-threaded worker processes)
     resources:
-        mem_mb=memory_mb("boltzmann"),
+        mem_mb=lambda wildcards, threads: memory_mb("boltzmann") + 250 * threads,  # + a worker process per thread
     params:
         python=PYTHON,
         args=step_args("boltzmann"),
