@@ -1,7 +1,8 @@
 # Speed of the core library, measured on this machine beside the paper's figures
 # (DoGS §5.2: 12.65 µs per Gibbs step; 15 s of DoGS setup on 10^6 variables).
 # Timing numbers are machine-dependent by nature: they are reported, never asserted in tests.
-# Each timing rule claims every core, so Snakemake never runs another job beside it.
+# Each timing rule claims every core, so Snakemake never runs another job beside it, and runs before the rest
+# (CLOCKED, rules/common.smk).
 
 
 rule benchmark_gibbs:
@@ -11,6 +12,7 @@ rule benchmark_gibbs:
         result("logs/benchmarks/gibbs.log"),
     benchmark:
         result("benchmarks/snakemake/benchmark_gibbs.tsv")
+    priority: CLOCKED
     conda:
         CONDA_ENV
     threads: ALL_CORES
@@ -34,6 +36,7 @@ rule benchmark_dogs:
         result("logs/benchmarks/dogs.log"),
     benchmark:
         result("benchmarks/snakemake/benchmark_dogs.tsv")
+    priority: CLOCKED
     conda:
         CONDA_ENV
     threads: ALL_CORES
@@ -56,6 +59,7 @@ rule benchmark_binary_samplers:
         result("logs/benchmarks/binary_samplers.log"),
     benchmark:
         result("benchmarks/snakemake/benchmark_binary_samplers.tsv")
+    priority: CLOCKED
     conda:
         CONDA_ENV
     threads: ALL_CORES

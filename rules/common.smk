@@ -21,6 +21,10 @@ CONDA_ENV = "../envs/environment.yaml"
 # other job runs beside a timed one; unlike `workflow.cores` it lets planning commands such as
 # `snakemake --summary` or `-n` work without --cores.
 ALL_CORES = 1024
+# Jobs that read clocks claim every core and get this `priority:`. The scheduler then starts them first, one at a
+# time while every core is free, instead of holding them until no other job runs: behind a long single-threaded
+# job such a wait leaves the other cores idle. Everything else runs after them, side by side.
+CLOCKED = 100
 # Every rule family appends the claims file its summarise step writes; the table rule reads them all.
 CLAIM_FILES = []
 
