@@ -79,6 +79,42 @@ rule benchmark_binary_samplers:
         " --heatmap-runs {params.runs} --seed {params.seed} > {log} 2>&1"
 
 
+rule benchmark_scaling:  # DoGS and Gibbs from 10^4 to 10^8 variables: time and peak memory per stage
+    output:
+        result("benchmarks/scaling.json"),
+    log:
+        result("logs/benchmarks/scaling.log"),
+    benchmark:
+        result("benchmarks/snakemake/benchmark_scaling.tsv")
+    priority: CLOCKED
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES
+    params:
+        python=PYTHON,
+        sides=" ".join(str(s) for s in config["benchmarks"]["scaling_sides"]),
+        repeats=config["benchmarks"]["scaling_repeats"],
+        seed=config["root_seed"],
+    shell:
+        "{params.python} -m dogs.benchmarks.scaling measure --out {output} --sides {params.sides}"
+        " --repeats {params.repeats} --seed {params.seed} > {log} 2>&1"
+
+
+rule plot_benchmark_scaling:
+    input:
+        result("benchmarks/scaling.json"),
+    output:
+        figure("benchmarks/scaling.png"),
+    log:
+        result("logs/benchmarks/scaling_plot.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+    shell:
+        "{params.python} -m dogs.benchmarks.scaling plot --report {input} --figure {output} > {log} 2>&1"
+
+
 rule summarise_benchmarks:
     input:
         gibbs=result("benchmarks/gibbs.json"),
