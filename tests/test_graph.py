@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dogs.models.graph import check_edges, grid_edges, is_symmetric_neighbour_pattern, neighbour_lists
+from dogs.models.graph import check_edges, grid_edges, index_dtype, is_symmetric_neighbour_pattern, neighbour_lists
 
 
 def reference_grid_edges(rows, cols, torus):
@@ -34,7 +34,7 @@ def reference_neighbour_lists(edges, n_vars):
 def test_grid_edges_equal_the_reference(rows, cols, torus):
     edges = grid_edges(rows, cols, torus)
     expected = reference_grid_edges(rows, cols, torus)
-    assert edges.dtype == np.int64
+    assert edges.dtype == np.int32  # the values are the reference's, in half the memory
     np.testing.assert_array_equal(edges, expected)
 
 
@@ -61,7 +61,7 @@ def test_neighbour_lists_equal_the_lexsort_reference(k):
     edges = check_edges(raw, p)
     got = neighbour_lists(edges, p)
     for array, expected in zip(got, reference_neighbour_lists(edges, p)):
-        assert array.dtype == expected.dtype
+        assert array.dtype == np.int32
         np.testing.assert_array_equal(array, expected)
     assert is_symmetric_neighbour_pattern(got[0], got[1])
 
@@ -76,4 +76,10 @@ def test_check_edges_sorts_pairs_and_copies():
     raw = np.array([[3, 1], [0, 2]], dtype=np.int32)
     edges = check_edges(raw, 4)
     np.testing.assert_array_equal(edges, [[1, 3], [0, 2]])
-    assert edges.dtype == np.int64 and raw[0, 0] == 3
+    assert edges.dtype == np.int32 and raw[0, 0] == 3
+
+
+def test_index_type_is_int32_below_two_to_the_31():
+    assert index_dtype(10, 2**31 - 1) == np.int32 and index_dtype(2**31) == np.int64 and index_dtype() == np.int32
+    with pytest.raises(ValueError, match="index variables"):  # validated before the cast, which would wrap
+        check_edges(np.array([[0, 2**32 + 1]]), 5)
