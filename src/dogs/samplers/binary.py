@@ -77,15 +77,17 @@ class BinaryChainResult:
 
 
 def empirical_node_marginals(samples) -> np.ndarray:
-    """Fraction of the recorded states with ``s_i = +1``."""
+    """Fraction of the recorded states with ``s_i = +1`` (a count over the number of states: the mean of the indicators)."""
     samples = np.asarray(samples)
-    return (samples == 1).mean(axis=0)
+    return np.count_nonzero(samples == 1, axis=0) / samples.shape[0]
 
 
 def empirical_edge_tables(samples, edges) -> np.ndarray:
     """Empirical 2x2 tables ``p(s_i = a, s_j = b)`` of ``edges`` over the recorded states."""
     samples = np.asarray(samples)
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    if not len(edges):  # no tables asked for (a log partition-function ratio alone)
+        return np.zeros((0, 2, 2))
     plus_i = samples[:, edges[:, 0]] == 1
     plus_j = samples[:, edges[:, 1]] == 1
     tables = np.empty((edges.shape[0], 2, 2))
