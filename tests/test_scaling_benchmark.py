@@ -31,7 +31,8 @@ def test_every_stage_is_measured_on_every_side(report):
             assert stage["seconds"] == min(stage["seconds_repeats"])
         assert side["dogs_variation"] <= side["epsilon"] and side["algorithm2_variation"] >= 0
         assert side["dogs_length"] >= 2 and -1.0 <= side["gibbs_mean_spin"] <= 1.0
-    assert set(data["time_per_variable_spread"]) == set(scaling.TIMED_STAGES)
+    assert set(data["time_per_variable_spread"]) == set(data["time_per_variable_growth"]) == set(scaling.TIMED_STAGES)
+    assert all(1 <= side["algorithm2_distinct_variables"] <= side["n_vars"] for side in data["sides"])
     assert data["largest_p_in_memory"] is None  # no extrapolation from 144 variables
     assert data["settings"] == {"sides": [4, 12], "seed": 3, "repeats": 2, "max_memory_gb": None, "max_coupling": 0.25}
 
@@ -58,6 +59,10 @@ def test_spread_of_the_time_per_variable():
                                                                                        (10**6, 5.0), (10**7, 6.0))]
     assert scaling.per_variable_spread(sides, "gibbs") == pytest.approx(1.5)  # 10^4 is left out
     assert scaling.per_variable_spread(sides[:2], "gibbs") is None
+    assert scaling.per_variable_growth(sides, "gibbs") == pytest.approx(1.5)
+    falling = [{"n_vars": p, "stages": {"doubling": {"ns_per_variable": 1e7 / p}}} for p in (10**5, 10**6, 10**7)]
+    assert scaling.per_variable_spread(falling, "doubling") == pytest.approx(100.0)
+    assert scaling.per_variable_growth(falling, "doubling") == 1.0
 
 
 def test_figure(report, tmp_path):

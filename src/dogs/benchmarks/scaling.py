@@ -55,7 +55,7 @@ import numpy as np
 from dogs.io import machine_info, write_json
 from dogs.seeds import make_rng, seed_record, seed_sequence
 
-__all__ = ["STAGES", "TIMED_STAGES", "main", "measure_side", "per_variable_spread"]
+__all__ = ["STAGES", "TIMED_STAGES", "main", "measure_side", "per_variable_growth", "per_variable_spread"]
 
 #: The stages measured on every side, in the order they run.
 STAGES = ("model", "bound", "scan", "variation", "doubling", "algorithm2", "gibbs_graph", "gibbs")
@@ -167,6 +167,8 @@ def measure_side(side: int, *, seed: int, repeats: int) -> dict:
         "side": side, "n_vars": p, "n_edges": int(model.n_edges), "epsilon": float(epsilon),
         "dogs_length": int(doubling.length), "dogs_variation": float(doubling.variation),
         "algorithm2_variation": float(algorithm2.variation),
+        # how far Algorithm 2 spread d over the sweep: its heap and work space grow with this, not with p
+        "algorithm2_distinct_variables": int(np.count_nonzero(np.bincount(algorithm2.scan.indices, minlength=p))),
         "algorithm2_forward_seconds": float(algorithm2.forward_seconds),
         "algorithm2_backward_seconds": float(algorithm2.backward_seconds),
     }
@@ -202,6 +204,16 @@ def per_variable_spread(sides: list[dict], stage: str, smallest_p: int = 10**5) 
     return max(values) / min(values) if len(values) >= 2 else None
 
 
+def per_variable_growth(sides: list[dict], stage: str, smallest_p: int = 10**5) -> float | None:
+    """Time per variable of ``stage`` at the largest measured ``p`` over its smallest value from ``smallest_p`` on.
+
+    1 when the cost per variable never rises (a stage with a fixed part gets cheaper per variable); the spread
+    of :func:`per_variable_spread` counts a fall and a rise alike.
+    """
+    values = [s["stages"][stage]["ns_per_variable"] for s in sides if "stages" in s and s["n_vars"] >= smallest_p]
+    return values[-1] / min(values) if len(values) >= 2 else None
+
+
 def _print_table(report: dict, stream=sys.stdout) -> None:
     measured = [s for s in report["sides"] if "stages" in s]
     print("time per variable (ns; algorithm2 and gibbs: per step) and peak memory per variable (bytes)", file=stream)
@@ -214,9 +226,11 @@ def _print_table(report: dict, stream=sys.stdout) -> None:
     for s in report["sides"]:
         if "stages" not in s:
             print(f"  p = {s['n_vars']:,}: {s.get('skipped') or s.get('failed')}", file=stream)
-    spread = report["time_per_variable_spread"]
+    spread, growth = report["time_per_variable_spread"], report["time_per_variable_growth"]
     print("largest / smallest time per variable from 10^5 variables on: "
           + ", ".join(f"{k} {v:.2f}x" for k, v in spread.items() if v is not None), file=stream)
+    print("time per variable at the largest p / smallest from 10^5 on: "
+          + ", ".join(f"{k} {v:.2f}x" for k, v in growth.items() if v is not None), file=stream)
     if report["largest_p_in_memory"]:
         print(f"largest p in this machine's memory: {report['largest_p_in_memory']:.3g} "
               f"({report['peak_bytes_per_variable']:.0f} bytes per variable at the largest p)", file=stream)
@@ -264,6 +278,7 @@ def measure(args) -> dict | None:
         "stages": list(STAGES),
         "sides": sides,
         "time_per_variable_spread": {name: per_variable_spread(measured, name) for name in TIMED_STAGES},
+        "time_per_variable_growth": {name: per_variable_growth(measured, name) for name in TIMED_STAGES},
         "peak_bytes_per_variable": peak_per_variable,
         "largest_p_in_memory": (physical / peak_per_variable if physical and peak_per_variable
                                 and largest["n_vars"] >= MIN_P_FOR_EXTRAPOLATION else None),
