@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import pytest
+import yaml
 
 from dogs.claims import ClaimsError, check_criterion, describe, load_paper_claims, measured, verdict, write_claims
 from dogs.experiments.paper_vs_ours import build_table, row_verdict
@@ -90,20 +91,78 @@ def test_the_generic_check_catches_a_partly_looser_than_nothing():
                                         "partly": [{"quantity": "s", "at_least": 1}]})
 
 
+def _outside_inconclusive(criterion, value):
+    """``value`` with one ``inconclusive`` condition on a quantity that ``reproduced`` does not name broken,
+    when every ``inconclusive`` condition held (else ``value`` unchanged)."""
+    inconclusive = criterion.get("inconclusive") or []
+    if not inconclusive or not all(_satisfies(c, value) for c in inconclusive):
+        return value
+    free = {c.get("quantity") for c in criterion["reproduced"]}
+    for condition in inconclusive:
+        if condition.get("quantity") not in free:
+            return {**value, condition["quantity"]: _violating(condition)}
+    return value
+
+
+def _satisfies(condition, value) -> bool:
+    return verdict({"reproduced": [condition]}, value) == "reproduced"
+
+
 def check_can_fail_and_pass(claim_id, criterion):
-    """Values satisfying every condition pass; breaking any one condition loses the verdict it guards."""
+    """Values satisfying every condition pass; breaking any one condition loses the verdict it guards;
+    values satisfying every ``inconclusive`` condition read inconclusive."""
     reproduced = criterion["reproduced"]
     partly = criterion.get("partly") or []
-    # Quantities named only in "partly" need values too; take them from partly's satisfying values.
+    inconclusive = criterion.get("inconclusive") or []
+    # Quantities named only in "partly" or "inconclusive" need values too: take them from partly's
+    # satisfying values and from inconclusive's violating ones (a clear measurement).
     base = _value(partly) if partly and any("quantity" in c for c in partly) else None
-    assert verdict(criterion, _value(reproduced, base=base)) == "reproduced", claim_id
+    if inconclusive:
+        base = {**{c["quantity"]: _violating(c) for c in inconclusive}, **(base or {})}
+        assert verdict(criterion, {**base, **_value(reproduced), **_value(inconclusive)}) == "inconclusive", claim_id
+    assert verdict(criterion, _outside_inconclusive(criterion, _value(reproduced, base=base))) == "reproduced", claim_id
     for k, condition in enumerate(reproduced):
         broken = _value(reproduced, (k, _violating(condition)), base=base)
         assert verdict(criterion, broken) != "reproduced", (claim_id, condition)
     # Breaking any "partly" condition must give "not reproduced" (so "reproduced" implies "partly").
     for k, condition in enumerate(partly):
-        broken = _value(partly, (k, _violating(condition)), base=_value(reproduced) if base is not None else None)
-        assert verdict(criterion, broken) == "not reproduced", (claim_id, condition)
+        broken = _value(partly, (k, _violating(condition)), base={**base, **_value(reproduced)} if base is not None else None)
+        assert verdict(criterion, _outside_inconclusive(criterion, broken)) == "not reproduced", (claim_id, condition)
+
+
+def _evidence_rows():
+    return [(row["id"], row["criterion"], row["paper_evidence"]) for row in load_paper_claims(PAPER_CLAIMS)
+            if "paper_evidence" in row]
+
+
+@pytest.mark.parametrize("claim_id, criterion, evidence", _evidence_rows(), ids=[r[0] for r in _evidence_rows()] or None)
+def test_the_papers_own_evidence_passes_its_criterion(claim_id, criterion, evidence):
+    """A criterion reads the paper as written: the numbers the paper prints (or derives) for a claim
+    reproduce it. Its twin, test_every_criterion_can_fail_and_can_pass, feeds it contradicting numbers."""
+    assert verdict(criterion, evidence) == "reproduced", claim_id
+
+
+def test_inconclusive_is_judged_first_and_needs_every_condition():
+    criterion = {"reproduced": [{"quantity": "low", "at_least": 2}],
+                 "partly": [{"quantity": "low", "at_least": 1}],
+                 "inconclusive": [{"quantity": "low", "less_than": 2}, {"quantity": "high", "at_least": 2}]}
+    assert verdict(criterion, {"low": 2.5, "high": 3}) == "reproduced"
+    assert verdict(criterion, {"low": 1.5, "high": 3}) == "inconclusive"
+    assert verdict(criterion, {"low": 1.5, "high": 1.9}) == "partly"
+    assert verdict(criterion, {"low": 0.1, "high": 0.9}) == "not reproduced"
+    assert "inconclusive if low < 2 and high >= 2" in describe(criterion)
+    check_can_fail_and_pass("interval", criterion)
+
+
+def test_reading_and_paper_evidence_are_checked(tmp_path):
+    row = {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
+           "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}}
+    for extra, match in [({"reading": ""}, "reading"), ({"paper_evidence": "small"}, "paper_evidence"),
+                         ({"paper_evidence": 1.0, "criterion": "information"}, "no criterion")]:
+        path = tmp_path / "claims.yaml"
+        path.write_text(yaml.safe_dump([{**row, **extra}]))
+        with pytest.raises(ClaimsError, match=match):
+            load_paper_claims(path)
 
 
 @pytest.mark.parametrize("op, bound, good, bad", [

@@ -7,8 +7,16 @@ with, per claim id, a readable text and the measured number(s) (:func:`measured`
 (:mod:`dogs.experiments.paper_vs_ours`) joins the two and applies :func:`verdict`; a claim with no
 measurement reads "not yet run". No threshold lives in experiment code.
 
-A criterion (YAML) has the keys ``reproduced`` and, optionally, ``partly``; each is a list of
-conditions that must all hold. A condition names the measured quantity (``quantity:``, omitted when
+Every row also carries a ``reading``: the sentence of the paper it tests, the figure convention it
+follows and why each threshold is where it is, so that a reader can check that the criterion reads the
+paper as written, no harsher and no softer. Where the paper prints numbers or derives the effect, the
+row records them as ``paper_evidence``, in the criterion's own quantities (a number, or a mapping
+``{quantity: number}``); the tests check that the paper's own evidence passes its criterion
+(``verdict(criterion, paper_evidence) == "reproduced"``), beside the check that contradicting numbers
+fail it.
+
+A criterion (YAML) has the keys ``reproduced`` and, optionally, ``partly`` and ``inconclusive``; each
+is a list of conditions that must all hold. A condition names the measured quantity (``quantity:``, omitted when
 the experiment reports a single number) and one comparison:
 
 ``at_least: x`` / ``at_most: x``
@@ -20,8 +28,11 @@ the experiment reports a single number) and one comparison:
 ``equals: x`` (with optional ``tolerance: t``)
     ``|value - x| <= t`` (``t = 0`` by default; booleans compare as 0/1).
 
-The verdict is **reproduced** when every ``reproduced`` condition holds, **partly** when every
-``partly`` condition holds, and **not reproduced** otherwise. A missing or non-finite quantity fails
+The verdict is **inconclusive** when every ``inconclusive`` condition holds (the measurement cannot
+separate the outcomes: an interval straddling the threshold, a quantity at chance level), else
+**reproduced** when every ``reproduced`` condition holds, **partly** when every ``partly`` condition
+holds, and **not reproduced** otherwise. ``inconclusive`` is judged first because data that cannot
+decide must not be read as either answer. A missing or non-finite quantity fails
 its condition. A row with ``criterion: information`` reports a measured value that the paper states
 without a testable claim (absolute times on other hardware, say): its verdict is **information**.
 
@@ -57,8 +68,9 @@ __all__ = [
     "write_claims",
 ]
 
-VERDICTS = ("reproduced", "partly", "not reproduced", "information", "not yet run")
+VERDICTS = ("reproduced", "partly", "inconclusive", "not reproduced", "information", "not yet run")
 _REQUIRED = ("id", "paper", "where", "claim", "paper_value", "family")
+_LEVELS = ("inconclusive", "reproduced", "partly")  # the order in which verdict() tries them
 _COMPARISONS = ("at_least", "at_most", "greater_than", "less_than", "between", "equals")
 INFORMATION = "information"
 
@@ -68,22 +80,33 @@ class ClaimsError(ValueError):
 
 
 # ---------------------------------------------------------------- the experiment side
-def measured(ours: str, value, **details) -> dict:
+def measured(ours: str, value, *, by_seed=None, **details) -> dict:
     """One measured claim: readable text ``ours`` and the measured ``value`` that the criterion judges.
 
     ``value`` is a number or bool, or a dict ``{quantity: number or bool}`` when the criterion names
-    several quantities. ``details`` are extra numbers kept in the claims file for the reader.
+    several quantities. ``by_seed``, for a claim read from noisy numbers, is the same value computed from
+    each independent seed (repetition) alone: the table judges each too, so a reader sees whether the
+    verdict holds at every seed or rests on one lucky run. ``details`` are extra numbers kept in the
+    claims file for the reader.
     """
     if not isinstance(ours, str):
         raise ClaimsError(f"ours must be a readable string, got {type(ours).__name__}")
     _check_value(value)
-    return {"ours": ours, "value": value, "details": details}
+    claim = {"ours": ours, "value": value, "details": details}
+    if by_seed is not None:
+        if not isinstance(by_seed, (list, tuple)) or not by_seed:
+            raise ClaimsError("by_seed must be a non-empty list of values, one per seed")
+        for item in by_seed:
+            _check_value(item)
+        claim["by_seed"] = list(by_seed)
+    return claim
 
 
 def write_claims(path, family: str, claims: dict, *, smoke: bool) -> Path:
     """Write ``{claim id: measured(...)}`` for one experiment family."""
     for key, value in claims.items():
-        if not isinstance(value, dict) or set(value) != {"ours", "value", "details"}:
+        if not isinstance(value, dict) or not {"ours", "value", "details"} <= set(value) <= {"ours", "value", "details",
+                                                                                            "by_seed"}:
             raise ClaimsError(f"claim {key!r} must be built with dogs.claims.measured(...)")
     return write_json(path, {"family": family, "smoke": bool(smoke), "claims": claims})
 
@@ -115,10 +138,19 @@ def load_paper_claims(path) -> list[dict]:
         if row["id"] in seen:
             raise ClaimsError(f"{path}: duplicate claim id {row['id']!r}")
         seen.add(row["id"])
+        if "reading" in row and not (isinstance(row["reading"], str) and row["reading"].strip()):
+            raise ClaimsError(f"{path}: claim {row['id']!r}: 'reading' must be a non-empty text")
         if "criterion" in row:
             if "quantity" not in row:
                 raise ClaimsError(f"{path}: claim {row['id']!r} has a criterion but no 'quantity' (what is compared)")
             check_criterion(row["criterion"], row["id"])
+        if "paper_evidence" in row:
+            if not isinstance(row.get("criterion"), dict):
+                raise ClaimsError(f"{path}: claim {row['id']!r} has paper_evidence but no criterion to judge it")
+            try:
+                _check_value(row["paper_evidence"])
+            except ClaimsError as exc:
+                raise ClaimsError(f"{path}: claim {row['id']!r}: paper_evidence: {exc}") from None
     return rows
 
 
@@ -128,12 +160,12 @@ def check_criterion(criterion, claim_id: str = "?") -> None:
         return
     if not isinstance(criterion, dict) or "reproduced" not in criterion:
         raise ClaimsError(f"claim {claim_id!r}: criterion must be 'information' or a mapping with 'reproduced'")
-    unknown = set(criterion) - {"reproduced", "partly"}
+    unknown = set(criterion) - set(_LEVELS)
     if unknown:
         raise ClaimsError(f"claim {claim_id!r}: unknown criterion keys {sorted(unknown)}")
-    for level in ("reproduced", "partly"):
+    for level in _LEVELS:
         conditions = criterion.get(level)
-        if conditions is None and level == "partly":
+        if conditions is None and level != "reproduced":
             continue
         if not isinstance(conditions, list) or not conditions:
             raise ClaimsError(f"claim {claim_id!r}: criterion.{level} must be a non-empty list of conditions")
@@ -168,10 +200,9 @@ def verdict(criterion, value) -> str:
     check_criterion(criterion)
     if criterion == INFORMATION:
         return INFORMATION
-    if all(_holds(c, value) for c in criterion["reproduced"]):
-        return "reproduced"
-    if criterion.get("partly") and all(_holds(c, value) for c in criterion["partly"]):
-        return "partly"
+    for level in _LEVELS:
+        if criterion.get(level) and all(_holds(c, value) for c in criterion[level]):
+            return level
     return "not reproduced"
 
 
@@ -211,7 +242,7 @@ def describe(criterion) -> str:
     if criterion == INFORMATION:
         return "information only"
     parts = []
-    for level in ("reproduced", "partly"):
+    for level in ("reproduced", "partly", "inconclusive"):
         if criterion.get(level):
             parts.append(f"{level} if " + " and ".join(_describe_condition(c) for c in criterion[level]))
     return "; ".join(parts)

@@ -11,6 +11,7 @@ and the measured claims that the experiments write.
 from __future__ import annotations
 
 import html
+import json
 
 import pandas as pd
 
@@ -18,7 +19,8 @@ from dogs.claims import VERDICTS, ClaimsError, describe, load_measured, load_pap
 from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import atomic_path, write_csv
 
-COLUMNS = ["id", "paper", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict"]
+COLUMNS = ["id", "paper", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict", "verdict_by_seed",
+           "reading", "paper_evidence"]
 
 
 def row_verdict(row: dict, got: dict | None) -> str:
@@ -31,6 +33,14 @@ def row_verdict(row: dict, got: dict | None) -> str:
         return verdict(row["criterion"], got["value"])
     except ClaimsError as exc:
         raise ClaimsError(f"claim {row['id']!r}: {exc}") from None
+
+
+def seed_verdicts(row: dict, got: dict | None) -> str:
+    """The verdict of each independent seed of a noisy claim (``by_seed``), e.g. "3 seeds: reproduced, reproduced,
+    reproduced"; empty when the claim has no seeds."""
+    if got is None or "by_seed" not in got:
+        return ""
+    return f"{len(got['by_seed'])} seeds: " + ", ".join(row_verdict(row, {"value": v}) for v in got["by_seed"])
 
 
 def build_table(paper_rows: list[dict], measured: dict, smoke: bool) -> pd.DataFrame:
@@ -47,6 +57,9 @@ def build_table(paper_rows: list[dict], measured: dict, smoke: bool) -> pd.DataF
                 "criterion": describe(row["criterion"]) if "criterion" in row else "",
                 "ours": got["ours"] if got else "",
                 "verdict": row_verdict(row, got),
+                "verdict_by_seed": seed_verdicts(row, got),
+                "reading": " ".join(str(row.get("reading", "")).split()),
+                "paper_evidence": json.dumps(row["paper_evidence"]) if "paper_evidence" in row else "",
             }
         )
     table = pd.DataFrame.from_records(records, columns=COLUMNS)
@@ -57,7 +70,10 @@ def build_table(paper_rows: list[dict], measured: dict, smoke: bool) -> pd.DataF
 def _cells(row) -> list:
     """One table row as shown: paper, where, claim, paper's value, what is compared, ours, verdict."""
     compared = "; ".join(x for x in (row["quantity"], row["criterion"]) if x) or "—"
-    return [row["paper"], row["where"], row["claim"], row["paper_value"], compared, row["ours"] or "—", row["verdict"]]
+    paper_value = row["paper_value"] + (f" (as the criterion's quantities: {row['paper_evidence']})"
+                                        if row["paper_evidence"] else "")
+    shown = row["verdict"] + (f" ({row['verdict_by_seed']})" if row["verdict_by_seed"] else "")
+    return [row["paper"], row["where"], row["claim"], paper_value, compared, row["ours"] or "—", shown]
 
 
 def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
@@ -81,11 +97,13 @@ def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
     lines.append("|" + "---|" * len(header))
     for _, r in table.iterrows():
         lines.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in _cells(r)) + " |")
+    lines += ["", "## How each criterion reads the paper", ""]
+    lines += [f"- `{r['id']}`: {r['reading']}" for _, r in table.iterrows() if r["reading"]]
     return "\n".join(lines) + "\n"
 
 
-_VERDICT_COLOURS = {"reproduced": "#d8f0d8", "partly": "#fff2c8", "not reproduced": "#f8d4d4",
-                    "information": "#e4ecf8", "not yet run": "#eeeeee"}
+_VERDICT_COLOURS = {"reproduced": "#d8f0d8", "partly": "#fff2c8", "inconclusive": "#ece0f4",
+                    "not reproduced": "#f8d4d4", "information": "#e4ecf8", "not yet run": "#eeeeee"}
 
 
 def to_html(table: pd.DataFrame, smoke: bool) -> str:
@@ -94,9 +112,10 @@ def to_html(table: pd.DataFrame, smoke: bool) -> str:
     rows = []
     for _, r in table.iterrows():
         rows.append(f'<tr style="background:{_VERDICT_COLOURS[r["verdict"]]}">'
-                    + "".join(f"<td>{html.escape(str(c))}</td>" for c in _cells(r)) + "</tr>")
+                    + "".join(f"<td>{html.escape(str(c))}</td>" for c in [*_cells(r), r["reading"] or "—"]) + "</tr>")
     warning = ("<p><strong>SMOKE RUN: tiny settings, NOT comparable with the paper.</strong></p>" if smoke else "")
-    header = "".join(f"<th>{h}</th>" for h in ("paper", "where", "claim", "paper's value", "compared", "ours", "verdict"))
+    header = "".join(f"<th>{h}</th>" for h in ("paper", "where", "claim", "paper's value", "compared", "ours", "verdict",
+                                              "how the criterion reads the paper"))
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Paper vs ours</title><style>"
         "body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse} "
