@@ -44,6 +44,7 @@ rule boltzmann_compute_chains:  # sampler: approximate MH chains with every inne
         result("benchmarks/snakemake/boltzmann_compute_chains_{bm_dataset}.tsv")
     wildcard_constraints:
         bm_dataset="|".join(BM_SMALL) or "(?!)",
+    priority: WIDE
     conda:
         CONDA_ENV
     threads: ALL_CORES  # independent chains over every core (single-threaded worker processes)
@@ -71,6 +72,7 @@ rule boltzmann_compute_chains_large:  # the same without the exact chain (2^d st
         result("benchmarks/snakemake/boltzmann_compute_chains_{bm_dataset}.tsv")
     wildcard_constraints:
         bm_dataset="|".join(BM_LARGE) or "(?!)",
+    priority: WIDE
     conda:
         CONDA_ENV
     threads: ALL_CORES  # independent chains over every core (single-threaded worker processes)
