@@ -163,5 +163,4 @@ rule boltzmann_plot_fig8:
         "{params.python} -m dogs.experiments.boltzmann plot-fig8 {params.args} > {log} 2>&1"
 
 
-if dataset_available("heart_disease"):
-    CLAIM_FILES.append(result("claims/boltzmann.json"))
+data_claims("boltzmann", "heart_disease", result("claims/boltzmann.json"))

@@ -146,5 +146,4 @@ rule msrc_plot_fig7:
         "{params.python} -m dogs.experiments.msrc plot-fig7 {params.args} > {log} 2>&1"
 
 
-if dataset_available("msrc_v1"):
-    CLAIM_FILES.append(result("claims/msrc.json"))
+data_claims("msrc", "msrc_v1", result("claims/msrc.json"))

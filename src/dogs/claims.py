@@ -5,7 +5,9 @@ paper's value, the *quantity* we compare and the *criterion* that turns our meas
 verdict. Each experiment's *summarise* step only measures: it writes ``<results>/claims/<family>.json``
 with, per claim id, a readable text and the measured number(s) (:func:`measured`). The renderer
 (:mod:`dogs.experiments.paper_vs_ours`) joins the two and applies :func:`verdict`; a claim with no
-measurement reads "not yet run". No threshold lives in experiment code.
+measurement reads "needs data" when its experiment family did not run for want of its data set (the
+workflow skips that family and tells the renderer so), and "not yet run" otherwise. No
+threshold lives in experiment code.
 
 Every row also carries a ``reading``: the sentence of the paper it tests, the figure convention it
 follows and why each threshold is where it is, so that a reader can check that the criterion reads the
@@ -68,7 +70,9 @@ __all__ = [
     "write_claims",
 ]
 
-VERDICTS = ("reproduced", "partly", "inconclusive", "not reproduced", "information", "not yet run")
+VERDICTS = ("reproduced", "partly", "inconclusive", "not reproduced", "information", "needs data", "not yet run")
+NEEDS_DATA = "needs data"  # the renderer's verdicts for a claim with no measurement
+NOT_YET_RUN = "not yet run"
 _REQUIRED = ("id", "paper", "where", "claim", "paper_value", "family")
 _LEVELS = ("inconclusive", "reproduced", "partly")  # the order in which verdict() tries them
 _COMPARISONS = ("at_least", "at_most", "greater_than", "less_than", "between", "equals")
