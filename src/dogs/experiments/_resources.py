@@ -132,11 +132,15 @@ def _benchmarks(s: dict) -> dict[str, float]:
 
 
 def _scan_order(s: dict) -> dict[str, float]:
-    # chains.py bounds its dense batches itself; the sparse kernels hold about n * states entries of 16 bytes.
+    from dogs.counterexamples.resources import scan_order_memory  # the models' own estimate, next to their code
+
     # Fig. 2b keeps, for each of three scans, the distribution over the 2^(n+1) - 1 states after every update
     # (measured: 3.5 kB per update at n = 6, 127 states).
     states_2b = 2 ** (s["fig2b"]["n"] + 1) - 1
-    return {"scan_order.max_states": s["max_states"] * 64 * 16 * 8,
+    # below bracket_min_states states a systematic scan's worst case follows a distribution from every start:
+    # states^2 numbers for the largest such model
+    exact_states = min(s["bracket_min_states"], s["max_states"])
+    return {**scan_order_memory(s), "scan_order.bracket_min_states": float(exact_states) ** 2 * 8,
             "scan_order.fig2b.updates": s["fig2b"]["updates"] * (3 * states_2b * 8 + 3 * 9 * 8)}
 
 
@@ -333,7 +337,10 @@ def _time_benchmarks(s: dict) -> list[Work]:
 
 
 def _time_scan_order(s: dict) -> list[Work]:
-    from dogs.counterexamples.models import MODEL_NAMES, state_count  # imported only where the estimate is made
+    from dogs.counterexamples.levels import LEVEL_MODELS, level_chain_updates  # imported only where estimated
+    from dogs.counterexamples.models import MODEL_NAMES, state_count
+    level_updates = {name: sum(level_chain_updates(name, n) for n in (s.get("level_chain_n") or {}).get(name, []))
+                     for name in LEVEL_MODELS}
 
     # exact mixing times of each model (one job each, its own rate: the models' chains and the search for the best
     # and worst orders differ), counted in states
@@ -351,6 +358,9 @@ def _time_scan_order(s: dict) -> list[Work]:
         Work("scan_order_compute_island_mass", {"scan_order.fig2b.updates": s["fig2b"]["updates"],
                                                 "scan_order.fig2b.n": state_count("two_islands", s["fig2b"]["n"])}),
         Work("scan_order_compute_permutations", {"scan_order.fig2c": permutations}, jobs=2),
+        # the random scan of the App. A models on their level chains (inside compute_mixing), timed per update
+        *(Work(f"scan_order_level_chains:{name}", {f"scan_order.level_chain_n.{name}": updates}, jobs=0)
+          for name, updates in level_updates.items()),
     ]
 
 
@@ -449,6 +459,9 @@ JOB_RATES: dict[str, float] = {
     "benchmark_gibbs": 1.05e-06,
     "boltzmann_compute_chains": 9.5e-10,
     "boltzmann_compute_chains_large": 1.22e-09,
+    # exact-HMC trajectories on d^2 couplings: the chains' rate before their log-ratio bookkeeping got cheaper, which
+    # the data step does not have
+    "boltzmann_compute_data": 6.11e-09,
     "ising10_compute_guarantees": 1.43e-05,
     "ising10_compute_measure": 3.64e-08,
     "ising40_compute_bias": 1.14e-08,
@@ -467,6 +480,10 @@ JOB_RATES: dict[str, float] = {
     "scan_order_compute_mixing:soft_dependencies": 0.00059,
     "scan_order_compute_mixing:two_islands": 0.216,
     "scan_order_compute_permutations": 2.93e-06,
+    # level-vector updates of the App. A level chains (run inside compute_mixing): measured with the chains
+    # themselves, dogs.counterexamples.resources._SECONDS_PER_LEVEL_UPDATE, not by calibrate
+    "scan_order_level_chains:memorize_and_repeat": 1.5e-09,
+    "scan_order_level_chains:soft_dependencies": 1.5e-09,
     # re-measured (not by calibrate) after the changes named here, on the same kind of machine: timing_compute once its
     # sampling became a number of points, per Gibbs-step unit (three jobs of config/calibration.yaml's 300 x 300 trial,
     # 2.6 CPU s each at load 8); the Boltzmann-machine chains scaled by the drop of their per-chain CPU time (the first
@@ -476,11 +493,9 @@ JOB_RATES: dict[str, float] = {
     "timing_compute_epsilon": 5.75e-07,
 }
 
-#: Compute rules without a measured rate, and the measured rule whose rate they borrow (the same kind of work:
-#: the Boltzmann data are exact-HMC trajectories on d^2 couplings, like the inner samplers of the chains; the truth
-#: of the annular settings is the part of annular_ising_compute that computes it).
-RATE_FROM = {"boltzmann_compute_data": "boltzmann_compute_chains_large",
-             "annular_ising_compute_truth": "annular_ising_compute",
+#: Compute rules without a measured rate, and the measured rule whose rate they borrow (the same kind of work: the
+#: truth of the annular settings is the part of annular_ising_compute that computes it).
+RATE_FROM = {"annular_ising_compute_truth": "annular_ising_compute",
              # added after the rates were measured: the same chains over a grid of lengths as the bias rule
              "loose_bounds_compute_bias_verdict": "loose_bounds_compute_bias"}
 
