@@ -47,6 +47,11 @@ rule benchmarks:
         result("benchmarks/summary.md"),
 
 
+rule scaling:  # time and memory from 10^4 to 10^8 variables (not part of `all`: it needs most of the memory)
+    input:
+        figure("benchmarks/scaling.png"),
+
+
 # ---- DoGS §5.1 / App. B.1: 10x10 Ising, TV guarantees of uniform, systematic, DoGS, iterated DoGS
 rule fig1:  # replicate 0, with the measured marginal error of independent chains beside the guarantees
     input:

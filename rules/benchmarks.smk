@@ -1,7 +1,8 @@
 # Speed of the core library, measured on this machine beside the paper's figures
 # (DoGS §5.2: 12.65 µs per Gibbs step; 15 s of DoGS setup on 10^6 variables).
 # Timing numbers are machine-dependent by nature: they are reported, never asserted in tests.
-# Each timing rule claims every core, so Snakemake never runs another job beside it.
+# Each timing rule claims every core, so Snakemake never runs another job beside it, and runs before the rest
+# (CLOCKED, rules/common.smk).
 
 
 rule benchmark_gibbs:
@@ -11,6 +12,7 @@ rule benchmark_gibbs:
         result("logs/benchmarks/gibbs.log"),
     benchmark:
         result("benchmarks/snakemake/benchmark_gibbs.tsv")
+    priority: CLOCKED
     conda:
         CONDA_ENV
     threads: ALL_CORES
@@ -34,6 +36,7 @@ rule benchmark_dogs:
         result("logs/benchmarks/dogs.log"),
     benchmark:
         result("benchmarks/snakemake/benchmark_dogs.tsv")
+    priority: CLOCKED
     conda:
         CONDA_ENV
     threads: ALL_CORES
@@ -56,6 +59,7 @@ rule benchmark_binary_samplers:
         result("logs/benchmarks/binary_samplers.log"),
     benchmark:
         result("benchmarks/snakemake/benchmark_binary_samplers.tsv")
+    priority: CLOCKED
     conda:
         CONDA_ENV
     threads: ALL_CORES
@@ -73,6 +77,42 @@ rule benchmark_binary_samplers:
         "{params.python} -m dogs.benchmarks.binary_samplers --out {output} --hmc-samples {params.hmc_samples}"
         " --bm-size {params.bm_size} --repeats {params.repeats} --heatmap-settings {params.settings}"
         " --heatmap-runs {params.runs} --seed {params.seed} > {log} 2>&1"
+
+
+rule benchmark_scaling:  # DoGS and Gibbs from 10^4 to 10^8 variables: time and peak memory per stage
+    output:
+        result("benchmarks/scaling.json"),
+    log:
+        result("logs/benchmarks/scaling.log"),
+    benchmark:
+        result("benchmarks/snakemake/benchmark_scaling.tsv")
+    priority: CLOCKED
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES
+    params:
+        python=PYTHON,
+        sides=" ".join(str(s) for s in config["benchmarks"]["scaling_sides"]),
+        repeats=config["benchmarks"]["scaling_repeats"],
+        seed=config["root_seed"],
+    shell:
+        "{params.python} -m dogs.benchmarks.scaling measure --out {output} --sides {params.sides}"
+        " --repeats {params.repeats} --seed {params.seed} > {log} 2>&1"
+
+
+rule plot_benchmark_scaling:
+    input:
+        result("benchmarks/scaling.json"),
+    output:
+        figure("benchmarks/scaling.png"),
+    log:
+        result("logs/benchmarks/scaling_plot.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+    shell:
+        "{params.python} -m dogs.benchmarks.scaling plot --report {input} --figure {output} > {log} 2>&1"
 
 
 rule summarise_benchmarks:

@@ -44,10 +44,12 @@ rule boltzmann_compute_chains:  # sampler: approximate MH chains with every inne
         result("benchmarks/snakemake/boltzmann_compute_chains_{bm_dataset}.tsv")
     wildcard_constraints:
         bm_dataset="|".join(BM_SMALL) or "(?!)",
+    priority: WIDE
     conda:
         CONDA_ENV
+    threads: ALL_CORES  # independent chains over every core (single-threaded worker processes)
     resources:
-        mem_mb=memory_mb("boltzmann"),
+        mem_mb=lambda wildcards, threads: memory_mb("boltzmann") + 250 * threads,  # + a worker process per thread
     params:
         python=PYTHON,
         args=step_args("boltzmann"),
@@ -70,10 +72,12 @@ rule boltzmann_compute_chains_large:  # the same without the exact chain (2^d st
         result("benchmarks/snakemake/boltzmann_compute_chains_{bm_dataset}.tsv")
     wildcard_constraints:
         bm_dataset="|".join(BM_LARGE) or "(?!)",
+    priority: WIDE
     conda:
         CONDA_ENV
+    threads: ALL_CORES  # independent chains over every core (single-threaded worker processes)
     resources:
-        mem_mb=memory_mb("boltzmann"),
+        mem_mb=lambda wildcards, threads: memory_mb("boltzmann") + 250 * threads,  # + a worker process per thread
     params:
         python=PYTHON,
         args=step_args("boltzmann"),

@@ -30,6 +30,14 @@ CONDA_ENV = "../envs/environment.yaml"
 # other job runs beside a timed one; unlike `workflow.cores` it lets planning commands such as
 # `snakemake --summary` or `-n` work without --cores.
 ALL_CORES = 1024
+# Jobs that read clocks claim every core and get this `priority:`. The scheduler then starts them first, one at a
+# time while every core is free, instead of holding them until no other job runs: behind a long single-threaded
+# job such a wait leaves the other cores idle. Everything else runs after them, side by side.
+CLOCKED = 100
+# Long jobs that use every core (independent chains over worker processes) get this `priority:`, so they start
+# right after the clocked ones; the short single-threaded jobs then fill both cores to the end, instead of a
+# wide job waiting for the last of them while a core idles.
+WIDE = 50
 # Every rule family appends the claims file its summarise step writes; the table rule reads them all.
 CLAIM_FILES = []
 # The families skipped because their data set is absent ({family: data set}); their table rows read "needs data".

@@ -30,10 +30,12 @@ rule timing_compute:
     wildcard_constraints:
         side=r"\d+",
         trial=r"\d+",
+    priority: CLOCKED
     conda:
         CONDA_ENV
     # A timed rule takes every core so that Snakemake never runs another of its jobs beside it
-    # (the job itself is single-threaded); other load on the machine is recorded, not prevented.
+    # (the job itself is single-threaded), and runs before the rest (CLOCKED, rules/common.smk);
+    # other load on the machine is recorded, not prevented.
     threads: ALL_CORES
     resources:
         mem_mb=memory_mb("timing"),

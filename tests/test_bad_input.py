@@ -43,7 +43,7 @@ BAD_CONFIGS = {
     "zero repeats": ({"benchmarks": {"gibbs_side": 10, "dogs_side": 10, "repeats": 0}}, "repeats"),
     "smoke flag not a boolean": ({"smoke": "sometimes"}, "smoke"),
     "NaN coupling": ({"loose_bounds": {"coupling": float("nan")}}, "loose_bounds.coupling"),
-    "infinite budget": ({"timing": {"budget_seconds": float("inf")}}, "budget_seconds"),
+    "infinite coupling range": ({"timing": {"max_coupling": float("inf")}}, "max_coupling"),
     "integer written as a float": ({"ising10": {"n_replicates": 4.0}}, "ising10.n_replicates"),
     "float grid side": ({"benchmarks": {"dogs_side": 100.0}}, "benchmarks.dogs_side"),
 }

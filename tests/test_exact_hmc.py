@@ -30,7 +30,7 @@ import pytest
 from scipy import stats
 
 from binary_targets import chi_square_pvalue, exact_draws, exact_edge_tables, exact_node_marginals, small_models
-from dogs._kernels.exact_hmc import exact_hmc_chain, normal_draws
+from dogs._kernels.exact_hmc import exact_hmc_chain, normal_draws, order_by_key
 from dogs._kernels.rng import next_uniform, seed_state, uniform_stream
 from dogs.models import BinaryPairwiseMRF, grid_model
 from dogs.samplers.base import Work, chain_seeds
@@ -160,6 +160,19 @@ def test_kernel_matches_generic_flow(name, travel_time):
     result = exact_hmc(model, n_samples=60, travel_time=travel_time, seed=17, initial_state=initial)
     np.testing.assert_array_equal(result.samples, expected)
     assert result.work == Work(expected_hits, expected_hits)
+
+
+@pytest.mark.parametrize("n", [1, 2, 6, 50, 1000])
+def test_order_by_key_is_a_stable_argsort(n):
+    """The kernel's hit order: ascending keys, ties by index, NaN last (numpy's stable argsort), whatever the buckets."""
+    rng = np.random.default_rng(n)
+    special = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e300, -1e300, 5e-324])
+    for trial in range(40):
+        keys = [rng.standard_cauchy(n), rng.integers(-3, 4, n).astype(float), rng.normal(0.0, 1e-300, n),
+                np.where(rng.random(n) < 0.4, rng.choice(special, n), rng.standard_cauchy(n))][trial % 4]
+        order = np.empty(n, dtype=np.int64)
+        order_by_key(keys, order, np.empty(n), np.empty(n + 1, dtype=np.int64))
+        np.testing.assert_array_equal(order, np.argsort(keys, kind="stable"))
 
 
 def test_kernel_matches_generic_flow_from_unit_magnitudes():

@@ -556,6 +556,8 @@ def test_vectorised_chain_seeds_are_numpys_spawned_seeds(root):
     fast = _spawned_first_words(fresh(), 257)
     assert fast is not None and np.array_equal(fast, expected)
     np.testing.assert_array_equal(chain_seeds(fresh(), 257), expected)
+    for n in (1, 19, 20):  # numpy's loop below the threshold, the array version from it on: the same words
+        np.testing.assert_array_equal(chain_seeds(fresh(), n), expected[:n])
     spawned = fresh()
     spawned.spawn(2)  # a root that already spawned children is left to numpy (it starts at child 2)
     assert _spawned_first_words(spawned, 3) is None

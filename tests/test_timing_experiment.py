@@ -30,7 +30,8 @@ SETTINGS = {
     "systematic_sweeps": 2,
     "systematic_order": "paper",
     "doubling_start": 2,
-    "budget_seconds": 0.05,
+    "systematic_points": 1000,
+    "dogs_points": 3000,
     "checkpoints_per_decade": 5,
     "speedup_samples": [10, 100, 1000], "settle_level": 0.1, "epsilon_factors": [1.0, 0.25], "epsilon_points": 2000,
     "full_reset_probe_seconds": 0.01,
@@ -79,7 +80,8 @@ def test_speedup_formula():
 
 
 @pytest.mark.parametrize("change, key", [
-    ({"budget_seconds": -1}, "timing.budget_seconds"),
+    ({"systematic_points": 0}, "timing.systematic_points"),
+    ({"dogs_points": 999}, "timing.dogs_points = 999 is below the largest of timing.speedup_samples (1000)"),
     ({"systematic_order": "zigzag"}, "timing.systematic_order"),
     ({"main_side": None}, "main_side"),  # None: the key is left out
     ({"extra": 1}, "'extra' was unexpected"),
@@ -132,6 +134,11 @@ def test_tiny_end_to_end_run_writes_summary_and_claims(tmp_path):
     record = json.loads((tmp_path / "L8" / "trial1" / "run.json").read_text())
     assert record["seed"]["path"] == ["timing", "8", "1"] and record["trial"] == 1
     assert record["sampling"]["dogs"]["reset"] == "visited sites"
+    assert record["sampling"]["systematic"]["n_points"] == 1000 and record["sampling"]["dogs"]["n_points"] == 3000
+    again = tmp_path / "again" / "run.json", tmp_path / "again" / "trace.csv"
+    assert _step("compute", outputs=[("run", again[0]), ("trace", again[1])], wildcards=[("side", 8), ("trial", 1)]) == 0
+    numbers = ["scan", "n_samples", "sum", "estimate", "std_error"]  # a fixed number of points: only the clocks differ
+    pd.testing.assert_frame_equal(pd.read_csv(again[1])[numbers], pd.read_csv(paths[8][2][1])[numbers])
     summary = json.loads(paths[8][0].read_text())
     assert REQUIRED_SUMMARY_KEYS <= set(summary)
     assert summary["side"] == 8 and summary["systematic_length"] == 2 * 64

@@ -68,14 +68,14 @@ MAX_BLANKET_STATES = 2**20
 def _csr_from_pattern(values: np.ndarray, indices: np.ndarray, indptr: np.ndarray, p: int) -> sparse.csr_matrix:
     """CSR matrix of ``values`` on a sorted, duplicate-free pattern, sharing the pattern's arrays (no copy).
 
-    On a model's neighbour pattern the index arrays are the model's read-only ``int64`` arrays, which
+    On a model's neighbour pattern the index arrays are the model's read-only arrays, which
     :func:`dogs.models.graph.is_symmetric_neighbour_pattern` recognises, so the scan functions skip the
     pattern checks; ``values`` becomes the (writable) data. Use ``.copy()`` before changing the pattern
     in place (``eliminate_zeros``, say).
     """
     values = np.asarray(values, dtype=np.float64)
     out = sparse.csr_matrix((p, p))
-    out.data, out.indices, out.indptr = values, indices, indptr  # keep int64 (the constructor would downcast)
+    out.data, out.indices, out.indptr = values, indices, indptr  # the model's own arrays (the constructor may copy them)
     out.has_sorted_indices = True
     out.has_canonical_format = True
     return out

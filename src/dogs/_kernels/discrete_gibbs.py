@@ -62,7 +62,7 @@ Packed model (built by :mod:`dogs.samplers.discrete_gibbs`)
     ``K_i``.
 ``log_unary``, ``exp_unary`` (p * Kmax,) float64
     ``phi_i(k)`` and ``a_i(k)`` at ``i * Kmax + k`` for ``k < K_i`` (padding unused).
-``indptr``, ``neighbors`` (p+1,), (S,) int64
+``indptr``, ``neighbors`` (p+1,), (S,) int32 or int64 (the model's index type)
     CSR neighbour lists of the model.
 ``slot_offset`` (S,) int64; ``log_tables``, ``exp_tables`` (N,) float64
     The table of CSR slot ``s`` of site ``i`` (neighbour ``j``), oriented ``(x_j, k)``,
@@ -203,7 +203,7 @@ def discrete_gibbs_chain(
     ----------
     card, log_unary, exp_unary, indptr, neighbors, slot_offset, log_tables, exp_tables
         The packed model (module docstring); ``Kmax = log_unary.size // card.size``.
-    scan : (T,) int64
+    scan : (T,) int32 or int64
         Scan indices in ``[-1, p)``; ``-1`` draws the site uniformly.
     state : (p,) int32
         Labels ``0 <= x_i < K_i``, overwritten with the state after ``T`` steps.

@@ -264,7 +264,7 @@ def dogs_forward(indptr, indices, data, steps, b_value, b_set, previous_values, 
     ----------
     indptr, indices, data : arrays
         CSR form of :math:`\bar C`.
-    steps : (T,) int64
+    steps : (T,) int32 or int64
         Input scan (``-1`` = uniform step).
     b_value, b_set : (p,) float64, (p,) uint8
         :math:`b`: ``b_j = b_value[j]`` where ``b_set[j]``, else 1. On entry :math:`b_0 = \mathbf 1`
@@ -306,7 +306,7 @@ def dogs_backward(
     col_indptr, col_indices : arrays
         CSR form of the sparsity pattern of :math:`\bar C^\top`: ``col_indices[col_indptr[j]:col_indptr[j+1]]``
         are the rows ``k`` with :math:`\bar C_{kj} \ne 0` (whose :math:`(\bar C b)_k` reads :math:`b_j`).
-    steps : (T,) int64
+    steps : (T,) int32 or int64
         Input scan (``-1`` = uniform step).
     support : (s,) int64
         The indices ``i`` with :math:`d_i > 0`, increasing.
@@ -316,7 +316,7 @@ def dogs_backward(
         Early-stopping level: stop as soon as :math:`\mathcal V \le \epsilon` (``-inf``: never).
     b_value, b_set, previous_values, uniform_snapshots : arrays
         State left by :func:`dogs_forward` (``b`` = :math:`b_T`); ``b`` is rewound in place.
-    out_steps : (T,) int64
+    out_steps : (T,) of the type of ``steps``
         Holds a copy of ``steps`` on entry; optimised steps are written into it.
     d, w : (p,) float64, zero
         Work space for :math:`d_t` and ``w``.

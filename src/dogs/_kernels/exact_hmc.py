@@ -20,8 +20,12 @@ Per trajectory of duration ``T`` (``travel_time``):
    ``u_j = s_j v_j``): ``A_j^2 = y_j^2 + u_j^2`` and the first hit time ``t_j in (0, pi)``, the zero of
    ``|y_j| cos t + u_j sin t``, which satisfies ``cot t_j = -u_j / |y_j|``. No trigonometric function
    is evaluated per coordinate: ``key_j = u_j / |y_j| = -cot t_j`` increases with ``t_j``;
-3. hits happen at ``t_j + k pi``; since every ``t_j < pi``, one ``argsort`` of the keys gives the order
-   of all hits. With ``F = floor(T / pi)`` and ``R = T - F pi in [0, pi)``, rounds ``k < F`` hit every
+3. hits happen at ``t_j + k pi``; since every ``t_j < pi``, one sort of the keys gives the order
+   of all hits (:func:`order_by_key`: ascending, ties by index, NaN last; a counting sort into ``d``
+   buckets of the increasing map ``x / (1 + |x|)``, finished by an insertion sort on the keys
+   themselves, ``O(d)`` for spread-out keys; it replaced ``numpy.argsort``, which took about half of a
+   trajectory's time at ``d = 6`` and ``d = 50``, and gives the same order up to ties of exactly equal
+   keys, which have probability zero). With ``F = floor(T / pi)`` and ``R = T - F pi in [0, pi)``, rounds ``k < F`` hit every
    coordinate in that order and round ``F`` hits those with ``t_j < R``, i.e. ``key_j < -cot R``
    (none when ``R = 0``): a hit exactly at ``T`` does not happen;
 4. the new magnitude is ``A_j^final |sin(T - t_j)|`` (after a hit at ``tau`` the coordinate follows
@@ -48,7 +52,7 @@ from numba import njit
 from dogs._kernels.metropolis import flip_delta
 from dogs._kernels.rng import uniform_from_bits, xoshiro_next
 
-__all__ = ["normal_draws", "exact_hmc_chain"]
+__all__ = ["normal_draws", "exact_hmc_chain", "order_by_key"]
 
 _TWO_PI = 2.0 * math.pi
 
@@ -69,6 +73,56 @@ def normal_draws(out, rng_state):
     rng_state[0], rng_state[1], rng_state[2], rng_state[3] = s0, s1, s2, s3
 
 
+@njit(inline="always", cache=True)
+def _bucket(x, n):
+    """Bucket of key ``x`` among ``n``: ``floor(n (1 + x / (1 + |x|)) / 2)``, increasing in ``x``; NaN and +inf last."""
+    if x != x or x == math.inf:
+        return n - 1
+    if x == -math.inf:
+        return 0
+    b = np.int64((1.0 + x / (1.0 + abs(x))) * 0.5 * n)
+    return min(max(b, 0), n - 1)
+
+
+@njit(inline="always", cache=True)
+def _after(a, b):
+    """Whether key ``a`` sorts strictly after key ``b`` (ascending, NaN after every number)."""
+    return a > b or (a != a and b == b)
+
+
+@njit(cache=True)
+def order_by_key(key, order, sorted_key, counts):
+    """``order`` = the indices of ``key`` in ascending order of key, ties by index, NaN last (a stable argsort).
+
+    Counting sort into ``n`` buckets of the increasing map ``x / (1 + |x|)`` (:func:`_bucket`), then an
+    insertion sort of the nearly sorted result on the keys themselves, so the order is exact whatever the
+    buckets. ``sorted_key`` (n,) float64 and ``counts`` (n + 1,) int64 are work space.
+    """
+    n = key.size
+    for b in range(n + 1):
+        counts[b] = 0
+    for k in range(n):
+        counts[_bucket(key[k], n) + 1] += 1
+    for b in range(n):
+        counts[b + 1] += counts[b]
+    for k in range(n):
+        b = _bucket(key[k], n)
+        slot = counts[b]
+        order[slot] = k
+        sorted_key[slot] = key[k]
+        counts[b] = slot + 1
+    for r in range(1, n):
+        idx = order[r]
+        value = sorted_key[r]
+        m = r - 1
+        while m >= 0 and _after(sorted_key[m], value):  # buckets keep index order, so equal keys stay in it
+            order[m + 1] = order[m]
+            sorted_key[m + 1] = sorted_key[m]
+            m -= 1
+        order[m + 1] = idx
+        sorted_key[m + 1] = value
+
+
 @njit(cache=True)
 def exact_hmc_chain(indptr, neighbors, coupling, h, spins, position, rng_state, n_samples, travel_time, samples):
     """``n_samples`` trajectories of duration ``travel_time``; ``samples[n]`` = signs after trajectory ``n + 1``.
@@ -84,6 +138,9 @@ def exact_hmc_chain(indptr, neighbors, coupling, h, spins, position, rng_state, 
     start_energy = np.empty(d, dtype=np.float64)  # A_j^2 at the start
     energy = np.empty(d, dtype=np.float64)  # current A_j^2
     key = np.empty(d, dtype=np.float64)  # u_j / |y_j| = -cot(t_j), increasing in the first hit time t_j
+    order = np.empty(d, dtype=np.int64)  # coordinates by first hit time
+    sorted_key = np.empty(d, dtype=np.float64)
+    counts = np.empty(d + 1, dtype=np.int64)
     full_rounds = np.int64(math.floor(travel_time / math.pi))
     remainder = travel_time - full_rounds * math.pi
     if remainder < 0.0:  # T / pi rounded up to an integer
@@ -100,7 +157,7 @@ def exact_hmc_chain(indptr, neighbors, coupling, h, spins, position, rng_state, 
             start_energy[j] = magnitude * magnitude + outward[j] * outward[j]
             energy[j] = start_energy[j]
             key[j] = outward[j] / magnitude
-        order = np.argsort(key)
+        order_by_key(key, order, sorted_key, counts)
         for r in range(full_rounds + 1):
             partial = r == full_rounds  # in the last round only the coordinates with t_j < remainder hit
             for k in range(d):

@@ -159,9 +159,10 @@ def field_thresholds(bin_bits: int = THRESHOLD_BIN_BITS, margin: float = THRESHO
 def padded_neighbourhoods(indptr, neighbors, coupling_bits):
     """The padded layout of the module docstring, or ``None`` where the CSR layout is kept.
 
-    Returns a read-only ``(p,)`` structured array with fields ``lower`` ``(L,)`` int64,
-    ``upper`` ``(U,)`` int64, ``lower_coupling`` ``(L,)`` and ``upper_coupling`` ``(U,)``
-    uint64 (coupling bits): site ``i``'s neighbours ``k < i`` in increasing order after
+    Returns a read-only ``(p,)`` structured array with fields ``lower_coupling`` ``(L,)`` and
+    ``upper_coupling`` ``(U,)`` uint64 (coupling bits), ``lower`` ``(L,)`` and ``upper`` ``(U,)`` of
+    the type of ``neighbors`` (``int32`` for any model below ``2^31`` slots: a grid site takes 48 bytes
+    instead of 64): site ``i``'s neighbours ``k < i`` in increasing order after
     ``L - (their count)`` padding slots, then its neighbours ``k > i`` in increasing order
     followed by padding. Padding slots hold the neighbour ``i`` and the bits of ``-0.0``.
     ``None`` when the graph has no edge, when ``L + U > MAX_PADDED_WIDTH`` or when the
@@ -176,14 +177,14 @@ def padded_neighbourhoods(indptr, neighbors, coupling_bits):
     width_lower, width_upper = int(n_lower.max()), int(n_upper.max())
     if width_lower + width_upper > MAX_PADDED_WIDTH or n_vars * (width_lower + width_upper) > MAX_PADDING_RATIO * n_slots:
         return None
-    table = np.empty(
+    table = np.empty(  # couplings first and an aligned record: every uint64 lies on an 8-byte boundary
         n_vars,
-        dtype=[
-            ("lower", np.int64, (width_lower,)),
-            ("upper", np.int64, (width_upper,)),
+        dtype=np.dtype([
             ("lower_coupling", np.uint64, (width_lower,)),
             ("upper_coupling", np.uint64, (width_upper,)),
-        ],
+            ("lower", neighbors.dtype, (width_lower,)),
+            ("upper", neighbors.dtype, (width_upper,)),
+        ], align=True),
     )
     _fill_padded(indptr, neighbors, coupling_bits, n_lower, table["lower"], table["upper"], table["lower_coupling"], table["upper_coupling"])
     table.setflags(write=False)
@@ -387,11 +388,11 @@ def gibbs_chain(graph, h, scan, spins, rng_state, low, high, record_vars, record
     ----------
     graph : tuple or (p,) record array
         The neighbourhoods in one of the two layouts of the module docstring: the CSR tuple
-        ``(indptr, neighbors, coupling_bits)`` ((p+1,) int64, (S,) int64 and the couplings
+        ``(indptr, neighbors, coupling_bits)`` ((p+1,) and (S,) int32 or int64, and the couplings
         viewed as ``uint64``), or the table of :func:`padded_neighbourhoods`.
     h : (p,) float64
         Unary parameters.
-    scan : (T,) int64
+    scan : (T,) int32 or int64
         Scan indices in ``[-1, p)``; ``-1`` draws the site uniformly.
     spins : (p,) int8
         State in {-1, +1}, overwritten with the state after ``T`` steps.

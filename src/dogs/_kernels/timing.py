@@ -44,7 +44,7 @@ def draw_sample_points(graph, h, scan, spins, rng_state, low, high, target, spar
     graph, h
         The model's neighbourhoods and field exactly as :func:`dogs.samplers.gibbs.run_gibbs` passes
         them to :func:`dogs._kernels.gibbs.gibbs_chain` (either layout, see :mod:`dogs._kernels.gibbs`).
-    scan : (T,) int64
+    scan : (T,) int32 or int64
         Scan indices; ``-1`` (uniform) entries require ``sparse_reset = False``.
     spins : (p,) int8
         Must be all ``+1`` on entry; all ``+1`` again on return (it is the reused buffer).

@@ -296,7 +296,7 @@ def variation_curve(indptr, indices, data, steps, weights, record_lengths, b):
     ----------
     indptr, indices, data : arrays
         CSR form of :math:`\bar C` (``int32`` or ``int64`` indices, ``float64`` data).
-    steps : (T,) int64
+    steps : (T,) int32 or int64
         Scan indices (``-1`` = uniform step).
     weights : (p,) float64
         The weight vector ``d``.

@@ -337,8 +337,9 @@ def _check_lattice_bound(structure, budget: int) -> None:
     if entries <= budget:
         return
     p = structure.n_vars
-    have = set((structure.edges[:, 0] * p + structure.edges[:, 1]).tolist())
-    lattice = grid_edges(rows, cols, torus=False)
+    edges = structure.edges.astype(np.int64)  # i * p + j needs 64 bits beyond 46 341 variables
+    have = set((edges[:, 0] * p + edges[:, 1]).tolist())
+    lattice = grid_edges(rows, cols, torus=False).astype(np.int64)
     if not have.issuperset((lattice[:, 0] * p + lattice[:, 1]).tolist()):
         return
     raise ModelTooLargeError(

@@ -299,13 +299,23 @@ def _time_loose_bounds(s: dict) -> list[Work]:
     ]
 
 
+#: timing_compute in units of one Gibbs step: the model and the five timed DoGS setups cost about as much per
+#: variable as this many systematic sample points of two sweeps (scaling benchmark, 10^6 variables: 1.2 us per
+#: variable for the model, 0.2 us per setup, 8.4 ns per two-sweep point), and a DoGS sample point (16 steps and
+#: the reset of the visited sites, 0.4 us) as this many steps.
+_TIMING_SETUP_POINTS = 250
+_TIMING_DOGS_POINT_STEPS = 100
+
+
 def _time_timing(s: dict) -> list[Work]:
     trials = s["main_trials"] + 1  # the main grid's trials and the small grid's one
-    budget = 2 * s["budget_seconds"] + s["full_reset_probe_seconds"]  # both scans, then the reset probe
-    steps = s["main_trials"] * s["main_side"] ** 2 + s["small_side"] ** 2  # setup: bound, epsilon, doubling
+    variables = s["main_trials"] * s["main_side"] ** 2 + s["small_side"] ** 2  # over all trials
     return [
-        Work("timing_compute", {"timing.systematic_sweeps": s["systematic_sweeps"], "timing.main_side": steps},
-             jobs=trials, seconds=trials * budget),
+        # the systematic points (sweeps * p Gibbs steps each) and, in the same units, the model and setups
+        Work("timing_compute", {"timing.systematic_sweeps": s["systematic_sweeps"], "timing.main_side": variables,
+                                "timing.systematic_points": s["systematic_points"] + _TIMING_SETUP_POINTS},
+             jobs=trials, seconds=trials * s["full_reset_probe_seconds"]),
+        Work("timing_compute", {"timing.dogs_points": trials * s["dogs_points"] * _TIMING_DOGS_POINT_STEPS}, jobs=0),
         Work("timing_compute_epsilon", {"timing.epsilon_factors": len(s["epsilon_factors"]),
                                         "timing.epsilon_points": s["epsilon_points"]}),
     ]
@@ -447,8 +457,11 @@ JOB_RATES: dict[str, float] = {
     "benchmark_binary_samplers": 1.02e-06,
     "benchmark_dogs": 3.14e-06,
     "benchmark_gibbs": 1.05e-06,
-    "boltzmann_compute_chains": 1.33e-09,
-    "boltzmann_compute_chains_large": 6.11e-09,
+    "boltzmann_compute_chains": 9.5e-10,
+    "boltzmann_compute_chains_large": 1.22e-09,
+    # exact-HMC trajectories on d^2 couplings: the chains' rate before their log-ratio bookkeeping got cheaper, which
+    # the data step does not have
+    "boltzmann_compute_data": 6.11e-09,
     "ising10_compute_guarantees": 1.43e-05,
     "ising10_compute_measure": 3.64e-08,
     "ising40_compute_bias": 1.14e-08,
@@ -471,15 +484,18 @@ JOB_RATES: dict[str, float] = {
     # themselves, dogs.counterexamples.resources._SECONDS_PER_LEVEL_UPDATE, not by calibrate
     "scan_order_level_chains:memorize_and_repeat": 1.5e-09,
     "scan_order_level_chains:soft_dependencies": 1.5e-09,
-    "timing_compute": 9.32e-07,
+    # re-measured (not by calibrate) after the changes named here, on the same kind of machine: timing_compute once its
+    # sampling became a number of points, per Gibbs-step unit (three jobs of config/calibration.yaml's 300 x 300 trial,
+    # 2.6 CPU s each at load 8); the Boltzmann-machine chains scaled by the drop of their per-chain CPU time (the first
+    # 6 chains of every data set and sampler at paper scale, same seeds, before and after: 15.5 -> 11.1 CPU minutes for
+    # d <= 10, 40.0 -> 8.0 for d = 25 and 50)
+    "timing_compute": 5.8e-09,
     "timing_compute_epsilon": 5.75e-07,
 }
 
-#: Compute rules without a measured rate, and the measured rule whose rate they borrow (the same kind of work:
-#: the Boltzmann data are exact-HMC trajectories on d^2 couplings, like the inner samplers of the chains; the truth
-#: of the annular settings is the part of annular_ising_compute that computes it).
-RATE_FROM = {"boltzmann_compute_data": "boltzmann_compute_chains_large",
-             "annular_ising_compute_truth": "annular_ising_compute",
+#: Compute rules without a measured rate, and the measured rule whose rate they borrow (the same kind of work: the
+#: truth of the annular settings is the part of annular_ising_compute that computes it).
+RATE_FROM = {"annular_ising_compute_truth": "annular_ising_compute",
              # added after the rates were measured: the same chains over a grid of lengths as the bias rule
              "loose_bounds_compute_bias_verdict": "loose_bounds_compute_bias"}
 
@@ -644,6 +660,9 @@ NOT_SCALING: dict[str, str] = {
     "resources.max_hours": "the time limit itself",
     "benchmarks.heatmap_settings": "the benchmark projects a run time from it; nothing runs that many times",
     "benchmarks.heatmap_runs": "the benchmark projects a run time from it; nothing runs that many times",
+    "benchmarks.scaling_sides[]": "the scaling benchmark is not part of `all` (target `scaling`); it skips every side "
+                                  "that would not fit the memory available",
+    "benchmarks.scaling_repeats": "the scaling benchmark is not part of `all` (target `scaling`)",
     "timing.max_coupling": "a model parameter",
     "timing.doubling_start": "first length of the doubling search, which stops at the DoGS length (16 at paper scale)",
     "timing.checkpoints_per_decade": "points of the running estimate recorded per decade of sample count (logarithmic)",

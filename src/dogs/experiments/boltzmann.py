@@ -23,7 +23,11 @@ Steps (``python -m dogs.experiments.boltzmann <step> ...``, see :mod:`dogs.exper
 
 from __future__ import annotations
 
+import functools
 import itertools
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 import pandas as pd
@@ -116,25 +120,68 @@ def compute_data(ctx):
     ctx.log.info("%s: %d data points, d = %d", name, len(y), y.shape[1])
 
 
+def run_chain(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: str, child: np.random.SeedSequence):
+    """One approximate MH chain of :func:`run_chains` from its own seed ``child`` (start, then chain)."""
+    m = d * (d - 1) // 2
+    init_seed, chain_seed = child.spawn(2)
+    initial = cfg["initial_sd"] * np.random.default_rng(init_seed).standard_normal(m)
+    return approximate_mh(statistic, n_data, d=d, sampler=SAMPLERS[sampler], initial=initial,
+                          n_steps=cfg["outer_samples"], prior_variance=cfg["prior_variance"],
+                          proposal_variance=cfg["proposal_variance"], inner_samples=spec["inner_samples"],
+                          travel_time_periods=cfg["travel_time_periods"], seed=chain_seed,
+                          exact_ratios=d <= ERROR_UNITS)
+
+
+def _single_threaded_worker() -> None:
+    """Worker processes of :func:`run_chains` run one thread each (numba and BLAS): the processes are the parallelism."""
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    numba.set_num_threads(1)
+    threadpool_limits(limits=1)
+
+
+@functools.cache
+def _worker_pool(workers: int) -> ProcessPoolExecutor:
+    """``workers`` processes for :func:`run_chains`, started once per process and reused by every later call.
+
+    Started by ``spawn``, not ``fork``: a forked copy of a process whose numba threads are running dies at its
+    first parallel kernel (the annular samplers' kernel is one). Starting a worker costs an import of this
+    package (about a second), so one pool serves all the inner samplers of a job; it ends with the process.
+    """
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_single_threaded_worker)
+
+
 def run_chains(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: str, root: np.random.SeedSequence,
-               progress=None) -> dict:
-    """``spec["chains"]`` independent approximate MH chains with one inner sampler (or the exact ratio)."""
+               progress=None, workers: int = 1) -> dict:
+    """``spec["chains"]`` independent approximate MH chains with one inner sampler (or the exact ratio).
+
+    Chain ``c`` runs from child ``c`` of ``root`` (:func:`run_chain`) and from nothing else, so its numbers do
+    not depend on ``workers``: with ``workers > 1`` the chains are spread over that many single-threaded
+    worker processes (:func:`_worker_pool`) and collected in chain order.
+    """
     m = d * (d - 1) // 2
     chains, steps = spec["chains"], cfg["outer_samples"]
     out = {"weights": np.empty((chains, steps, m), dtype=np.float32), "estimated": np.empty((chains, steps)),
            "exact": np.empty((chains, steps)), "acceptance": np.empty(chains), "density_evaluations": 0}
-    for c, child in enumerate(root.spawn(chains)):
-        init_seed, chain_seed = child.spawn(2)
-        initial = cfg["initial_sd"] * np.random.default_rng(init_seed).standard_normal(m)
-        chain = approximate_mh(statistic, n_data, d=d, sampler=SAMPLERS[sampler], initial=initial, n_steps=steps,
-                               prior_variance=cfg["prior_variance"], proposal_variance=cfg["proposal_variance"],
-                               inner_samples=spec["inner_samples"], travel_time_periods=cfg["travel_time_periods"],
-                               seed=chain_seed, exact_ratios=d <= ERROR_UNITS)
-        out["weights"][c], out["estimated"][c], out["exact"][c] = chain.weights, chain.estimated, chain.exact
-        out["acceptance"][c] = chain.accepted.mean()
-        out["density_evaluations"] += chain.density_evaluations
-        if progress and (c + 1) % max(1, chains // 10) == 0:
-            progress(c + 1, out["acceptance"][: c + 1].mean())
+    one = functools.partial(run_chain, cfg, spec, statistic, d, n_data, sampler)
+    children = root.spawn(chains)
+    workers = max(1, min(int(workers), chains))
+    if workers == 1:
+        results = map(one, children)
+    else:  # a few chains per task: little pickling overhead, and the last tasks still balance the workers
+        results = _worker_pool(workers).map(one, children, chunksize=max(1, min(8, chains // (32 * workers))))
+    try:
+        for c, chain in enumerate(results):
+            out["weights"][c], out["estimated"][c], out["exact"][c] = chain.weights, chain.estimated, chain.exact
+            out["acceptance"][c] = chain.accepted.mean()
+            out["density_evaluations"] += chain.density_evaluations
+            if progress and (c + 1) % max(1, chains // 10) == 0:
+                progress(c + 1, out["acceptance"][: c + 1].mean())
+    except BrokenProcessPool:
+        _worker_pool.cache_clear()  # a later call starts new workers instead of reusing the broken pool
+        raise
     return out
 
 
@@ -158,7 +205,8 @@ def compute_chains(ctx):
             ctx.log.info("%s / %s: chain %d/%d, acceptance %.2f; about %.0f s left", name, sampler, done,
                          spec["chains"], acceptance, left)
 
-        out = run_chains(cfg, spec, statistic, d, n_data, sampler, seed_sequence(ctx.seed, *path), progress)
+        out = run_chains(cfg, spec, statistic, d, n_data, sampler, seed_sequence(ctx.seed, *path), progress,
+                         workers=ctx.threads)
         target = ctx.output(f"chains_{sampler}")
         write_npz(target, dataset=name, sampler=sampler, **out, **truth)
         write_meta(target, settings=cfg, seed=seed_record(ctx.seed, *path), elapsed_seconds=ctx.elapsed(),

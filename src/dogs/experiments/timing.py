@@ -29,8 +29,8 @@ What one trial does (``compute``):
    :math:`\epsilon`). ``setup_seconds`` is the sum of those parts, from the median of
    ``SETUP_REPEATS`` (5) repeats of the whole setup (every repeat gives the same scan): a single
    cold run of a few milliseconds varies by a factor of ten with the machine's load.
-3. **Sampling** (timed): for each scan, independent sample points ``X_1^T`` for ``budget_seconds`` of
-   wall-clock time with :func:`dogs.samplers.points.sample_points` (fresh all ``+1`` start each time,
+3. **Sampling** (timed): for each scan, ``systematic_points`` or ``dogs_points`` independent sample points
+   ``X_1^T`` with :func:`dogs.samplers.points.sample_points` (fresh all ``+1`` start each time,
    one xoshiro256** stream per scan from the seed stream ``("timing", side, trial, scan)``), recording
    the running estimate of :math:`\mathbb E[X_1]` at checkpoints (about ``checkpoints_per_decade`` per
    decade of sample count). The clock covers everything a user waits for. On the figure's time axis
@@ -100,8 +100,17 @@ PAPER = {
 
 TARGET_VARIABLE = 0  # X_1, the top-left corner (d = e_1)
 
-# Every key is checked on its own by config/schema.yaml (the shell); no check spans several keys.
-EXPERIMENT = Experiment(FAMILY, __doc__)
+def check_settings(settings: dict) -> None:
+    """The one check spanning several keys: both scans draw enough points for every speed-up read."""
+    largest = max(settings["speedup_samples"])
+    for key in ("systematic_points", "dogs_points"):
+        if settings[key] < largest:
+            raise SettingsError(f"config key timing.{key} = {settings[key]} is below the largest of "
+                                f"timing.speedup_samples ({largest}): the measured speed-up there needs that many points")
+
+
+# Every other key is checked on its own by config/schema.yaml (the shell).
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings)
 
 
 def check_side_and_trial(settings: dict, side: int, trial: int | None = None) -> None:
@@ -210,13 +219,13 @@ def _timed_setup(model, weights, length: int, settings: dict):
     return bound, systematic, epsilon, doubling, parts
 
 
-def run_trial(settings: dict, root_seed: int, side: int, trial: int, *, max_points: int | None = None,
+def run_trial(settings: dict, root_seed: int, side: int, trial: int, *,
               progress: Callable[[str], None] = _quiet) -> tuple[dict, pd.DataFrame]:
     """One trial: model, timed DoGS setup, timed sampling of both scans. Returns (run record, tidy trace).
 
-    ``settings`` is the validated ``timing`` config slice; ``max_points`` stops each scan after that many
-    sample points (then the estimates do not depend on the machine's speed); ``progress`` gets a line
-    per stage.
+    ``settings`` is the validated ``timing`` config slice; each scan draws a fixed number of sample points
+    (``systematic_points``, ``dogs_points``), so the estimates do not depend on the machine's speed, only the
+    clocks do; ``progress`` gets a line per stage.
     """
     check_side_and_trial(settings, side, trial)
     started = time.perf_counter()
@@ -247,10 +256,11 @@ def run_trial(settings: dict, root_seed: int, side: int, trial: int, *, max_poin
     runs, rows = {}, []
     for name, scan in (("systematic", systematic), ("dogs", dogs)):
         load_before = _loadavg()
-        progress(f"sampling the {name} scan (T = {scan.length}) for {settings['budget_seconds']} s (load {load_before})")
+        points = settings[f"{name}_points"]
+        progress(f"sampling {points} points of the {name} scan (T = {scan.length}) (load {load_before})")
         run = sample_points(model, scan, seed=seed_sequence(root_seed, FAMILY, side, trial, name),
-                            target=TARGET_VARIABLE, budget_seconds=settings["budget_seconds"],
-                            per_decade=settings["checkpoints_per_decade"], max_points=max_points)
+                            target=TARGET_VARIABLE, budget_seconds=None,
+                            per_decade=settings["checkpoints_per_decade"], max_points=points)
         offset = setup_seconds if name == "dogs" else 0.0
         point = run.total_seconds / run.n_points
         runs[name] = {
@@ -279,7 +289,7 @@ def run_trial(settings: dict, root_seed: int, side: int, trial: int, *, max_poin
     if settings["full_reset_probe_seconds"] > 0 and dogs.length < p:
         run = sample_points(model, dogs, seed=seed_sequence(root_seed, FAMILY, side, trial, "full-reset-probe"),
                             target=TARGET_VARIABLE, budget_seconds=settings["full_reset_probe_seconds"],
-                            per_decade=settings["checkpoints_per_decade"], sparse_reset=False, max_points=max_points)
+                            per_decade=settings["checkpoints_per_decade"], sparse_reset=False)
         probe = {"n_points": run.n_points, "seconds_per_sample_point": run.total_seconds / run.n_points,
                  "note": "DoGS points with a full p-byte state reset instead of resetting the visited sites; "
                          "not used in the speed-up"}
@@ -452,7 +462,7 @@ def summarise_trials(settings: dict, records: list[dict], traces: list[pd.DataFr
         "loadavg": {"setup": head["setup_loadavg"],
                     "systematic": [sys_run["loadavg_before"], sys_run["loadavg_after"]],
                     "dogs": [dogs_run["loadavg_before"], dogs_run["loadavg_after"]]},
-        "budget_seconds": float(settings["budget_seconds"]),
+        "points": {"systematic": int(settings["systematic_points"]), "dogs": int(settings["dogs_points"])},
         "paper": {
             "setup_seconds": PAPER["setup_seconds"],
             "seconds_per_step": PAPER["seconds_per_step"],

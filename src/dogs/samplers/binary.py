@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dogs._kernels.quadratic import quadratic_values
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work
 
@@ -76,15 +77,17 @@ class BinaryChainResult:
 
 
 def empirical_node_marginals(samples) -> np.ndarray:
-    """Fraction of the recorded states with ``s_i = +1``."""
+    """Fraction of the recorded states with ``s_i = +1`` (a count over the number of states: the mean of the indicators)."""
     samples = np.asarray(samples)
-    return (samples == 1).mean(axis=0)
+    return np.count_nonzero(samples == 1, axis=0) / samples.shape[0]
 
 
 def empirical_edge_tables(samples, edges) -> np.ndarray:
     """Empirical 2x2 tables ``p(s_i = a, s_j = b)`` of ``edges`` over the recorded states."""
     samples = np.asarray(samples)
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    if not len(edges):  # no tables asked for (a log partition-function ratio alone)
+        return np.zeros((0, 2, 2))
     plus_i = samples[:, edges[:, 0]] == 1
     plus_j = samples[:, edges[:, 1]] == 1
     tables = np.empty((edges.shape[0], 2, 2))
@@ -95,7 +98,17 @@ def empirical_edge_tables(samples, edges) -> np.ndarray:
 
 
 def log_mean_exp_quadratic(samples, delta: BinaryPairwiseMRF) -> float:
-    """``log mean_n exp q(s_n)`` over the recorded states, computed stably (AA eq. 5)."""
-    values = delta.log_potential(np.asarray(samples, dtype=np.float64))
+    """``log mean_n exp q(s_n)`` over the recorded states, computed stably (AA eq. 5).
+
+    int8 states (what every sampler records) go through :func:`dogs._kernels.quadratic.quadratic_values`,
+    one pass over the CSR lists per state; other arrays through
+    :meth:`~dogs.models.BinaryPairwiseMRF.log_potential`. The two agree up to floating-point rounding.
+    """
+    samples = np.asarray(samples)
+    if samples.dtype == np.int8 and samples.ndim == 2 and samples.shape[1] == delta.n_vars:
+        values = np.empty(samples.shape[0])
+        quadratic_values(delta.indptr, delta.neighbors, delta.coupling, delta.h, np.ascontiguousarray(samples), values)
+    else:
+        values = delta.log_potential(np.asarray(samples, dtype=np.float64))
     top = float(np.max(values))
     return top + float(np.log(np.mean(np.exp(values - top))))

@@ -175,8 +175,8 @@ def kernel_graph(model: BinaryPairwiseMRF):
     The padded fixed-width table of :func:`dogs._kernels.gibbs.padded_neighbourhoods` for
     bounded-degree graphs (grids, chains), else the CSR tuple ``(indptr, neighbors, coupling
     bits)``. Both layouts give the same samples (:mod:`dogs._kernels.gibbs`); the padded one is
-    faster (4.2 against 6.2 ns per site update on a 1000 x 1000 grid). The table takes ``16 (L + U)``
-    bytes per site beside the model's CSR arrays (64 MB for a 1000 x 1000 grid) and is kept while the
+    faster (4.2 against 6.2 ns per site update on a 1000 x 1000 grid). The table takes about ``12 (L + U)``
+    bytes per site (int32 neighbours) beside the model's CSR arrays (48 MB for a 1000 x 1000 grid) and is kept while the
     model lives (models are immutable).
     """
     graph = _KERNEL_GRAPHS.get(model)

@@ -57,6 +57,9 @@ def _estimate(result: BinaryChainResult, node, tables, log_ratio) -> SamplerEsti
 
 
 def _plain(result: BinaryChainResult, delta) -> SamplerEstimate:
+    """The plain estimates of a chain: its own when it made plain ones, else recomputed from its samples."""
+    if not result.rao_blackwellised:
+        return _estimate(result, result.node_marginals, result.edge_tables, result.log_ratio)
     samples = result.samples
     log_ratio = None if delta is None else log_mean_exp_quadratic(samples, delta)
     return _estimate(result, empirical_node_marginals(samples), empirical_edge_tables(samples, result.edges), log_ratio)

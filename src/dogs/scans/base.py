@@ -1,6 +1,7 @@
 r"""Scans: the sequence of variable-selection distributions :math:`q_1, \dots, q_T` (DoGS §2.1).
 
-A scan is stored as an integer array ``indices`` of length ``T``:
+A scan is stored as an integer array ``indices`` of length ``T`` (``int32``, or ``int64`` from ``2^31``
+variables on: :func:`dogs.models.graph.index_dtype`):
 
 - ``indices[t] = i >= 0`` means :math:`q_{t+1} = e_i` (update variable ``i``);
 - ``indices[t] = UNIFORM (-1)`` means :math:`q_{t+1} = (1/p, \dots, 1/p)` (update a variable
@@ -18,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from dogs.models.graph import index_dtype
 
 __all__ = ["UNIFORM", "SCAN_NAMES", "Scan", "systematic_scan", "paper_systematic_scan", "uniform_scan", "explicit_scan", "make_scan"]
 
@@ -53,9 +56,9 @@ class Scan:
             raise ValueError(f"scan indices must be 1-d, got shape {idx.shape}")
         if idx.size and not np.issubdtype(idx.dtype, np.integer):
             raise TypeError(f"scan indices must be integers, got dtype {idx.dtype}")
-        idx = np.ascontiguousarray(idx, dtype=np.int64)
-        if idx.size and (idx.min() < UNIFORM or idx.max() >= n_vars):
+        if idx.size and (idx.min() < UNIFORM or idx.max() >= n_vars):  # before the cast, which would wrap
             raise ValueError(f"scan indices must lie in [-1, {n_vars - 1}] (-1 = uniform random choice)")
+        idx = np.ascontiguousarray(idx, dtype=index_dtype(n_vars))
         idx.setflags(write=False)
         object.__setattr__(self, "indices", idx)
         object.__setattr__(self, "n_vars", n_vars)
@@ -88,11 +91,14 @@ def systematic_scan(n_vars: int, length: int, order=None) -> Scan:
     """Systematic scan ``q_t = e_{(t mod p) + 1}`` (row-major on a grid), or cycling through ``order``."""
     n_vars, length = _check_n_vars(n_vars), _check_length(length)
     if order is None:
-        return Scan(np.arange(length, dtype=np.int64) % n_vars, n_vars)
-    order = np.asarray(order, dtype=np.int64)
-    if order.ndim != 1 or order.size < 1:
+        order = np.arange(n_vars)
+    order = np.asarray(order)
+    if order.ndim != 1 or order.size < 1 or not np.issubdtype(order.dtype, np.integer):
         raise ValueError("order must be a non-empty 1-d array of variable indices")
-    return Scan(order[np.arange(length) % order.size], n_vars)
+    if order.min() < UNIFORM or order.max() >= n_vars:  # as Scan checks it, before the cast
+        raise ValueError(f"scan indices must lie in [-1, {n_vars - 1}] (-1 = uniform random choice)")
+    # order repeated cyclically (order[t mod len(order)]) straight into the scan's type: no index arrays of length T
+    return Scan(np.resize(order.astype(index_dtype(n_vars)), length), n_vars)
 
 
 def paper_systematic_scan(n_vars: int, length: int) -> Scan:
@@ -128,7 +134,7 @@ def systematic_scan_ending_on(n_vars: int, length: int, target: int) -> Scan:
 def uniform_scan(n_vars: int, length: int) -> Scan:
     """Uniform random scan ``q_t = (1/p, ..., 1/p)``; indices are drawn when the chain runs."""
     n_vars, length = _check_n_vars(n_vars), _check_length(length)
-    return Scan(np.full(length, UNIFORM, dtype=np.int64), n_vars)
+    return Scan(np.full(length, UNIFORM, dtype=index_dtype(n_vars)), n_vars)
 
 
 def explicit_scan(indices, n_vars: int) -> Scan:
