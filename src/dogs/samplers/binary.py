@@ -58,6 +58,10 @@ class BinaryChainResult:
         Site updates and single-flip density evaluations actually used.
     rao_blackwellised : bool
         Whether the estimates are Rao-Blackwellised.
+    sample_weights : (N,) float array or None
+        How many times each row of ``samples`` was recorded, when a sampler stores a state held over
+        several recording points once (the proposal-budget form of CMH + LBP); ``None``: each row once.
+        The plain estimates are then weighted averages.
     """
 
     state: np.ndarray
@@ -68,6 +72,7 @@ class BinaryChainResult:
     log_ratio: float | None
     work: Work
     rao_blackwellised: bool = False
+    sample_weights: np.ndarray | None = None
 
     @property
     def states(self) -> np.ndarray:
@@ -75,14 +80,22 @@ class BinaryChainResult:
         return self.state[None, :]
 
 
-def empirical_node_marginals(samples) -> np.ndarray:
-    """Fraction of the recorded states with ``s_i = +1``."""
+def _mean(values, weights) -> np.ndarray:
+    """Mean over axis 0, or the ``weights``-weighted mean (each row counted ``weights[n]`` times)."""
+    if weights is None:
+        return values.mean(axis=0)
+    weights = np.asarray(weights, dtype=np.float64)
+    return np.tensordot(weights / weights.sum(), values, axes=(0, 0))
+
+
+def empirical_node_marginals(samples, weights=None) -> np.ndarray:
+    """Fraction of the recorded states with ``s_i = +1`` (row ``n`` counted ``weights[n]`` times if given)."""
     samples = np.asarray(samples)
-    return (samples == 1).mean(axis=0)
+    return _mean(samples == 1, weights)
 
 
-def empirical_edge_tables(samples, edges) -> np.ndarray:
-    """Empirical 2x2 tables ``p(s_i = a, s_j = b)`` of ``edges`` over the recorded states."""
+def empirical_edge_tables(samples, edges, weights=None) -> np.ndarray:
+    """Empirical 2x2 tables ``p(s_i = a, s_j = b)`` of ``edges`` over the recorded states (optionally weighted)."""
     samples = np.asarray(samples)
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
     plus_i = samples[:, edges[:, 0]] == 1
@@ -90,12 +103,12 @@ def empirical_edge_tables(samples, edges) -> np.ndarray:
     tables = np.empty((edges.shape[0], 2, 2))
     for a, in_a in ((0, ~plus_i), (1, plus_i)):
         for b, in_b in ((0, ~plus_j), (1, plus_j)):
-            tables[:, a, b] = (in_a & in_b).mean(axis=0)
+            tables[:, a, b] = _mean(in_a & in_b, weights)
     return tables
 
 
-def log_mean_exp_quadratic(samples, delta: BinaryPairwiseMRF) -> float:
-    """``log mean_n exp q(s_n)`` over the recorded states, computed stably (AA eq. 5)."""
+def log_mean_exp_quadratic(samples, delta: BinaryPairwiseMRF, weights=None) -> float:
+    """``log mean_n exp q(s_n)`` over the recorded states (optionally weighted), computed stably (AA eq. 5)."""
     values = delta.log_potential(np.asarray(samples, dtype=np.float64))
     top = float(np.max(values))
-    return top + float(np.log(np.mean(np.exp(values - top))))
+    return top + float(np.log(_mean(np.exp(values - top), weights)))
