@@ -195,6 +195,11 @@ rule fig_aa8:  # Fig. 8: fraction of posterior samples within 20% of the true we
         figure("heart_disease/fig8_fraction_within.png"),
 
 
+rule fig_aa_errata_b1_b2:  # diagnostics of the authors' code behind Figs. 6-7 (README: where our numbers differ)
+    input:
+        figure("heart_disease/errata_b1_b2.png"),
+
+
 # ---- Paper-vs-ours table
 rule table_paper_vs_ours:
     input:
@@ -241,3 +246,4 @@ rule all:
         rules.fig_aa6.input,
         rules.fig_aa7.input,
         rules.fig_aa8.input,
+        rules.fig_aa_errata_b1_b2.input,
