@@ -181,7 +181,7 @@ def test_chain_protocol_centres_prior_and_start_on_the_truth_only_when_asked():
     assert boltzmann.chain_protocol(cfg, b1, 6, "cmh").options["ratio_offset"] == pytest.approx(-math.log(1.5))
     assert boltzmann.chain_protocol(cfg, b1, 6, "hmc").options["ratio_offset"] == 0.0
     ours = boltzmann.variant_settings(cfg, "ours_protocol", "synthetic25")
-    assert ours["chains"] == 100 and ours["prior"] == {"mean": "zero", "variance": 5.0} and ours["units"] == 25
+    assert ours["chains"] == 50 and ours["prior"] == {"mean": "zero", "variance": 5.0} and ours["units"] == 25
 
 
 @pytest.mark.parametrize("change, match", [
