@@ -11,15 +11,6 @@ BM_LARGE = [n for n in config["boltzmann"]["datasets"] if bm_units(n) > 10]
 BM_VARIANTS = config["boltzmann"].get("variants") or {}
 
 
-def bm_variant_folders():
-    """The folder of every variant and data set it runs (one posterior file per inner sampler inside)."""
-    return [
-        result(f"heart_disease/{d}/variants/{v}")
-        for v, spec in BM_VARIANTS.items()
-        for d in spec["datasets"]
-    ]
-
-
 wildcard_constraints:
     bm_dataset="|".join(config["boltzmann"]["datasets"]),
     bm_variant="|".join(BM_VARIANTS) or "(?!)",
