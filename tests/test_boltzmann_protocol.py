@@ -295,3 +295,29 @@ def test_clear_annular_verdicts_keep_their_class_at_other_seeds(tmp_path):
                         for k in ("aa_fig4_annular_outperform", "aa_fig3_lbp_hurts_high_w")})
     assert classes[0] == classes[1] == classes[2], classes
     assert classes[0]["aa_fig4_annular_outperform"] == "reproduced"
+
+
+def test_the_spin_form_runs_end_to_end_and_refuses_data_of_the_other_form(tmp_path, capfd):
+    protocol = {"prior": {"mean": "zero", "variance": 2.0}, "start": {"mean": "truth", "variance": 0.5}}
+    tiny = {**SMOKE["boltzmann"], "outer_samples": 3, "model_form": "spin", "variants": {},
+            "datasets": {"synthetic10": {"source": "synthetic", "units": 4, "data_points": 20, "chains": 2,
+                                         "inner_samples": 5, **protocol}}}
+    data = tmp_path / "data.npz"
+    run(boltzmann, "compute-data", tiny, 3, outputs={"data": data}, wildcards={"bm_dataset": "synthetic10"})
+    with np.load(data) as d:
+        assert str(d["model_form"]) == "spin"
+        np.testing.assert_allclose(d["statistic"], form_statistic(d["y"], "spin"))
+    outputs = {f"chains_{s}": tmp_path / f"posterior_{s}.npz" for s in tiny["samplers"]}
+    run(boltzmann, "compute-chains", tiny, 3, inputs={"data": data}, outputs=outputs, wildcards={"bm_dataset": "synthetic10"})
+    with np.load(outputs["chains_hmc"]) as c:
+        w = c["weights"][0, 0].astype(float)
+        assert np.all(np.isfinite(c["exact"])) and np.all(np.isfinite(c["estimated"]))
+    with np.load(outputs["chains_exact"]) as c:  # the exact chain uses the exact ratios of the spin model
+        assert np.all(np.abs(c["exact"] - c["estimated"]) == 0)
+    other = {**tiny, "model_form": "zero_one"}
+    argv = ["compute-chains", "--settings", json.dumps(other), "--schema", str(ROOT / "config" / "schema.yaml"),
+            "--input", f"data={data}", "--wildcard", "bm_dataset=synthetic10",
+            *[f"--output={k}={v}" for k, v in outputs.items()]]
+    assert boltzmann.EXPERIMENT.main(argv) == 2
+    assert "drawn in the spin form" in capfd.readouterr().err
+    assert np.isfinite(log_partition(w, 4, form="spin"))
