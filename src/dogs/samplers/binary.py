@@ -80,6 +80,9 @@ class BinaryChainResult:
         return self.state[None, :]
 
 
+_CHUNK_ROWS = 1 << 15  # weighted estimates go through the rows in chunks, so no (rows x edges) float copy is made
+
+
 def _mean(values, weights) -> np.ndarray:
     """Mean over axis 0, or the ``weights``-weighted mean (each row counted ``weights[n]`` times)."""
     if weights is None:
@@ -88,23 +91,34 @@ def _mean(values, weights) -> np.ndarray:
     return np.tensordot(weights / weights.sum(), values, axes=(0, 0))
 
 
+def _chunked_mean(samples, weights, statistic) -> np.ndarray:
+    """``_mean(statistic(samples), weights)`` computed ``_CHUNK_ROWS`` rows at a time when weighted."""
+    if weights is None:
+        return _mean(statistic(samples), None)
+    weights = np.asarray(weights, dtype=np.float64)
+    total = weights.sum()
+    out = 0.0
+    for start in range(0, len(samples), _CHUNK_ROWS):
+        rows = slice(start, start + _CHUNK_ROWS)
+        out = out + np.tensordot(weights[rows] / total, statistic(samples[rows]), axes=(0, 0))
+    return out
+
+
 def empirical_node_marginals(samples, weights=None) -> np.ndarray:
     """Fraction of the recorded states with ``s_i = +1`` (row ``n`` counted ``weights[n]`` times if given)."""
-    samples = np.asarray(samples)
-    return _mean(samples == 1, weights)
+    return _chunked_mean(np.asarray(samples), weights, lambda x: x == 1)
 
 
 def empirical_edge_tables(samples, edges, weights=None) -> np.ndarray:
     """Empirical 2x2 tables ``p(s_i = a, s_j = b)`` of ``edges`` over the recorded states (optionally weighted)."""
     samples = np.asarray(samples)
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-    plus_i = samples[:, edges[:, 0]] == 1
-    plus_j = samples[:, edges[:, 1]] == 1
-    tables = np.empty((edges.shape[0], 2, 2))
-    for a, in_a in ((0, ~plus_i), (1, plus_i)):
-        for b, in_b in ((0, ~plus_j), (1, plus_j)):
-            tables[:, a, b] = _mean(in_a & in_b, weights)
-    return tables
+
+    def cells(x):
+        plus_i, plus_j = x[:, edges[:, 0]] == 1, x[:, edges[:, 1]] == 1
+        return np.stack([~plus_i & ~plus_j, ~plus_i & plus_j, plus_i & ~plus_j, plus_i & plus_j], axis=-1)
+
+    return _chunked_mean(samples, weights, cells).reshape(edges.shape[0], 2, 2)
 
 
 def log_mean_exp_quadratic(samples, delta: BinaryPairwiseMRF, weights=None) -> float:
