@@ -208,5 +208,4 @@ rule boltzmann_plot_errata:  # diagnostics of the authors' code: B1 (CMH's ratio
         "{params.python} -m dogs.experiments.boltzmann plot-errata {params.args} > {log} 2>&1"
 
 
-if dataset_available("heart_disease"):
-    CLAIM_FILES.append(result("claims/boltzmann.json"))
+data_claims("boltzmann", "heart_disease", result("claims/boltzmann.json"))

@@ -5,7 +5,16 @@ import os
 import shlex
 import sys
 
-from dogs.data import DatasetMissingError, require_dataset
+from snakemake.logging import logger
+
+from dogs.data import (
+    DatasetMissingError,
+    ENV_VAR,
+    absent_notice,
+    data_dir,
+    is_absent,
+    require_dataset,
+)
 from dogs.experiments._resources import estimate_memory
 
 RESULTS = config["results_dir"]
@@ -23,6 +32,13 @@ CONDA_ENV = "../envs/environment.yaml"
 ALL_CORES = 1024
 # Every rule family appends the claims file its summarise step writes; the table rule reads them all.
 CLAIM_FILES = []
+# The families skipped because their data set is absent ({family: data set}); their table rows read "needs data".
+NEEDS_DATA = {}
+# The data sets whose absence the default target announced at planning (said again when the run ends).
+ANNOUNCED_ABSENT = []
+# Every job reads its data set from the data directory resolved here (the environment variable, else the config
+# key data_dir, else data/), so a data_dir given in a config file reaches the jobs as well.
+os.environ[ENV_VAR] = str(data_dir(config.get("data_dir")).resolve())
 
 
 def result(path):
@@ -43,15 +59,16 @@ def settings(*keys):
     return json.dumps(node, sort_keys=True)
 
 
-def step_args(*keys):
+def step_args(*keys, given=None):
     """A params function giving an experiment step everything it may read (see dogs/experiments/_cli.py).
 
-    ``--settings`` (the config slice at ``keys``; ``{}`` without keys), ``--seed``, ``--threads``, and every named input,
+    ``--settings`` (the config slice at ``keys``; ``{}`` without keys; the dict ``given`` for a step whose settings
+    are not a config slice), ``--seed``, ``--threads``, and every named input,
     output and wildcard of the rule as ``--input NAME=PATH``, ``--output NAME=PATH``,
     ``--wildcard NAME=VALUE``, quoted for the shell; ``--smoke`` on the smoke configuration.
     Use it as ``params: args=step_args("ising10")`` and ``shell: "... <step> {params.args} > {log} 2>&1"``.
     """
-    slice_json = settings(*keys) if keys else "{}"
+    slice_json = settings(*keys) if keys else json.dumps(given or {}, sort_keys=True)
 
     def args(wildcards, input, output, threads):
         parts = [
@@ -86,18 +103,50 @@ def memory_mb(family):
     return int(sum(estimate_memory(family, config[family]).values()) / 2**20) + 500
 
 
-def dataset_available(name):
-    """Whether data set ``name`` is in the data directory (checksum included), without stopping the workflow.
+def dataset_absent(name):
+    """Whether none of data set ``name``'s files is in the data directory (an incomplete or corrupt one is present)."""
+    return is_absent(name, config.get("data_dir"))
 
-    A data experiment appends its claims file to CLAIM_FILES only when its data set is available, so
-    the paper-vs-ours table (and ``all_without_data``) can be built without the data; its rows then
-    read "not yet run".
+
+def data_claims(family, name, claims_file):
+    """Register the claims file of a family that reads data set ``name``, or skip the family without it.
+
+    Without a usable data set (absent, incomplete or failing its checksum) the paper-vs-ours table reads the family's
+    rows as "needs data" (``NEEDS_DATA``), so that targets without the data experiments (``all_without_data``, or the
+    default target when the data set is absent) never stop for it; a target that needs the data set stops at planning
+    in the rule that reads it (``dataset``), with the checksum message when the data set is present but bad.
     """
     try:
         require_dataset(name, config.get("data_dir"))
     except DatasetMissingError:
-        return False
-    return True
+        NEEDS_DATA[family] = name
+    else:
+        CLAIM_FILES.append(claims_file)
+
+
+def if_data_present(name, *targets):
+    """An input function for the default target: ``targets`` (lists of files) when data set ``name`` is present.
+
+    When it is absent the targets are left out and a notice says what they need and where to get and put it, once,
+    when the default target is planned (dry runs included); ``announce_absent_data`` repeats it when the run ends.
+    A corrupt data set is present: its targets stay, and planning stops with the checksum message.
+    """
+
+    def inputs(wildcards):
+        if not dataset_absent(name):
+            return [path for group in targets for path in group]
+        if name not in ANNOUNCED_ABSENT:
+            ANNOUNCED_ABSENT.append(name)
+            logger.warning(absent_notice(name, config.get("data_dir")))
+        return []
+
+    return inputs
+
+
+def announce_absent_data():
+    """Repeat, at the end of a run of the default target, the notice of every data set it went without."""
+    for name in ANNOUNCED_ABSENT:
+        logger.warning(absent_notice(name, config.get("data_dir")))
 
 
 def dataset(name):

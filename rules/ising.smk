@@ -394,10 +394,33 @@ rule loose_bounds_compute_bias:  # sampler: bias of X_1^T for every s
         "{params.python} -m dogs.experiments.loose_bounds compute-bias {params.args} > {log} 2>&1"
 
 
+rule loose_bounds_compute_bias_verdict:  # sampler: the verdict's many chains at short T, several repetitions
+    input:
+        model=result("loose_bounds/model.npz"),
+        dogs_scans=result("loose_bounds/dogs_scans.npz"),
+    output:
+        bias=result("loose_bounds/bias_verdict.csv"),
+    log:
+        result("logs/loose_bounds/compute_bias_verdict.log"),
+    benchmark:
+        result("benchmarks/snakemake/loose_bounds_compute_bias_verdict.tsv")
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES  # independent chains over every core (numba prange)
+    resources:
+        mem_mb=memory_mb("loose_bounds"),
+    params:
+        python=PYTHON,
+        args=step_args("loose_bounds"),
+    shell:
+        "{params.python} -m dogs.experiments.loose_bounds compute-bias-verdict {params.args} > {log} 2>&1"
+
+
 rule loose_bounds_summarise:
     input:
         guarantees=result("loose_bounds/guarantees.csv"),
         bias=result("loose_bounds/bias.csv"),
+        bias_verdict=result("loose_bounds/bias_verdict.csv"),
     output:
         summary=result("loose_bounds/summary.csv"),
         claims=result("claims/loose_bounds.json"),

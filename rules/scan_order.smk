@@ -1,14 +1,16 @@
 # He, De Sa, Mitliagkas & Re (2016), Scan order in Gibbs sampling: Table 1 and Fig. 2, computed exactly.
-# Compute (exact mixing times from transition matrices) -> summarise (mixing_times.csv, exponents, claims) -> plot.
+# Compute (exact mixing times from transition matrices; App. A models' random scan on their level chains) ->
+# summarise (mixing_times.csv, exponents, claims) -> plot.
 # A figure rule never computes a mixing time. Targets (Snakefile): table_he1, fig_he2a, fig_he2b, fig_he2c.
 # Every rule runs `python -m dogs.experiments.scan_order <step> {params.args}`: step_args (common.smk) passes the
 # config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/experiments/_cli.py).
-#   scan_order/mixing/{scan_model}.csv        Fig. 2a / Table 1: random, best, worst systematic per n (+ paper's orders)
+#   scan_order/mixing/{scan_model}.csv        Fig. 2a / Table 1: random, best, worst systematic per n (+ paper's orders),
+#                                             each row's method (exact, top-state bracket, level chain)
 #   scan_order/two_islands_reduced.csv        the reduced two-islands chain of §4 (islands mix instantly)
 #   scan_order/bridge_efficiency.csv          §3.2 / App. C bridge efficiencies of the full two-islands model
 #   scan_order/fig2b_island_mass.csv          Fig. 2b
 #   scan_order/permutations/{perm_model}.csv  Fig. 2c
-#   scan_order/mixing_times.csv               model, n, scan, t_mix (read by other tools)
+#   scan_order/mixing_times.csv               model, n, scan, t_mix, t_mix_upper (where bracketed), method
 # Every CSV has its <name>.meta.json sidecar (settings, seed, timing, versions), written by the step.
 
 SCAN_ORDER_MODELS = [
@@ -23,7 +25,7 @@ SCAN_ORDER_PERMUTATION_MODELS = ["sequence_of_dependencies", "two_islands"]
 CLAIM_FILES.append(result("claims/scan_order.json"))
 
 
-rule scan_order_compute_mixing:  # exact t_mix of one model for every n: random, best and worst systematic scan
+rule scan_order_compute_mixing:  # t_mix of one model for every n: random, best and worst systematic scan
     output:
         mixing=result("scan_order/mixing/{scan_model}.csv"),
     log:

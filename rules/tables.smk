@@ -1,4 +1,5 @@
-# The paper-vs-ours table, generated from config/paper_claims.yaml and every family's measured claims.
+# The paper-vs-ours table, generated from config/paper_claims.yaml and every family's measured claims; the
+# families skipped for an absent data set (NEEDS_DATA, rules/common.smk) are passed as settings.
 
 
 rule paper_vs_ours_summarise:
@@ -19,6 +20,6 @@ rule paper_vs_ours_summarise:
         CONDA_ENV
     params:
         python=PYTHON,
-        args=step_args(),
+        args=step_args(given={"needs_data": NEEDS_DATA}),
     shell:
         "{params.python} -m dogs.experiments.paper_vs_ours summarise {params.args} > {log} 2>&1"

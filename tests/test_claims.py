@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dogs.claims import ClaimsError, check_criterion, describe, load_paper_claims, measured, verdict, write_claims
+from dogs.claims import (VERDICTS, ClaimsError, check_criterion, describe, load_paper_claims, measured, verdict,
+                         write_claims)
 from dogs.experiments.paper_vs_ours import build_table, row_verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -233,3 +234,46 @@ def test_information_rows_and_the_table(tmp_path):
     write_claims(tmp_path / "c.json", "f", got, smoke=True)
     with pytest.raises(ClaimsError):
         write_claims(tmp_path / "c.json", "f", {"a": {"ours": "x"}}, smoke=True)
+
+
+def test_rows_of_a_family_without_its_data_set_need_data(tmp_path):
+    """A family skipped for want of its data set reads "needs data", its own class: counted in the summary, coloured
+    apart, never "not reproduced"; the step takes the families from its settings and refuses malformed ones."""
+    from dogs.experiments import paper_vs_ours
+
+    rows = [
+        {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
+         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}},
+        {"id": "b", "paper": "P", "where": "§2", "claim": "c", "paper_value": "1", "family": "data_family",
+         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}},
+        {"id": "c", "paper": "P", "where": "§3", "claim": "c", "paper_value": "1", "family": "g"},
+    ]
+    got = {"a": measured("0.5", 0.5)}
+    table = build_table(rows, got, smoke=False, needs_data={"data_family": "some_set"})
+    assert list(table["verdict"]) == ["reproduced", "needs data", "not yet run"]
+    assert "some_set" in table["ours"][1]
+    markdown = paper_vs_ours.to_markdown(table, smoke=False)
+    assert "Summary: reproduced: 1, partly: 0, inconclusive: 0, not reproduced: 0, information: 0, needs data: 1, " \
+           "not yet run: 1" in markdown
+    assert "Rows marked 'needs data'" in markdown
+    page = paper_vs_ours.to_html(table, smoke=False)
+    colours = paper_vs_ours._VERDICT_COLOURS
+    assert len(set(colours.values())) == len(colours) and set(colours) == set(VERDICTS)
+    assert f'<tr style="background:{colours["needs data"]}">' in page and "needs data: 1" in page
+    # Without the data flag the same row reads "not yet run"; a family that has no row, or whose claims were measured
+    # although it waits for data, is an error.
+    assert list(build_table(rows, got, smoke=False)["verdict"]) == ["reproduced", "not yet run", "not yet run"]
+    with pytest.raises(ClaimsError, match="no row"):
+        build_table(rows, got, smoke=False, needs_data={"msrc_typo": "some_set"})
+    with pytest.raises(ClaimsError, match="waits for its data set"):
+        build_table(rows, {**got, "b": measured("0.5", 0.5)}, smoke=False, needs_data={"data_family": "some_set"})
+    # The step: settings {"needs_data": {...}}, checked before any work.
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(yaml.safe_dump(rows))
+    outputs = {"md": tmp_path / "t.md", "csv": tmp_path / "t.csv", "html": tmp_path / "t.html"}
+    argv = ["summarise", "--input", f"claims={claims}", *sum((["--output", f"{k}={v}"] for k, v in outputs.items()), [])]
+    assert paper_vs_ours.EXPERIMENT.main([*argv, "--settings", '{"needs_data": {"data_family": "some_set"}}']) == 0
+    assert "needs data: 1" in outputs["md"].read_text()
+    for bad in ('{"needs_data": ["data_family"]}', '{"needs_data": {"data_family": ""}}', '{"other": 1}'):
+        with pytest.raises(SystemExit):
+            paper_vs_ours.EXPERIMENT.main([*argv, "--settings", bad])

@@ -535,3 +535,27 @@ def test_scan_of_other_model_size_rejected_even_if_indices_fit():
     scan = Scan(np.zeros(5, dtype=np.int64), 20)
     with pytest.raises(ValueError, match="n_vars = 20"):
         run_gibbs(_MODEL, scan, seed=0)
+
+
+@pytest.mark.parametrize("root", [
+    np.random.SeedSequence(0),
+    np.random.SeedSequence(20170806, spawn_key=(123456789, 3, 2**40 + 5)),  # multi-word key parts
+    np.random.SeedSequence(2**100 + 7),                                     # multi-word entropy
+    np.random.SeedSequence([1, 2, 3, 4, 5, 6], spawn_key=(7,)),             # entropy longer than the pool
+    np.random.SeedSequence(),                                               # fresh OS entropy
+])
+def test_vectorised_chain_seeds_are_numpys_spawned_seeds(root):
+    """chain_seeds hashes every child at once; it must give numpy's SeedSequence.spawn(...) words exactly, so that
+    results stay reproducible across the change and across numpy's own implementation."""
+    from dogs.samplers.base import _spawned_first_words
+
+    def fresh():
+        return np.random.SeedSequence(entropy=root.entropy, spawn_key=root.spawn_key)
+
+    expected = np.array([c.generate_state(1, np.uint64)[0] for c in fresh().spawn(257)], dtype=np.uint64)
+    fast = _spawned_first_words(fresh(), 257)
+    assert fast is not None and np.array_equal(fast, expected)
+    np.testing.assert_array_equal(chain_seeds(fresh(), 257), expected)
+    spawned = fresh()
+    spawned.spawn(2)  # a root that already spawned children is left to numpy (it starts at child 2)
+    assert _spawned_first_words(spawned, 3) is None

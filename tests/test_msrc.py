@@ -18,10 +18,14 @@ from dogs.data import DatasetMissingError, require_dataset
 from dogs.experiments import msrc
 from dogs.learning.plsa import fit_plsa, fold_in, patch_log_likelihoods
 from dogs.segmentation.features import colour_words, kmeans_plus_plus, learn_codebook, patch_grid, patch_labels, position_words
+from dogs.scans.base import Scan
+from dogs.scans.variation import dobrushin_variation
+from dogs.segmentation.labelling import labels_from_final_states, labels_from_updates
 from dogs.segmentation.mfam import centre_weights, hamming_error, mfam_model
-from dogs.segmentation.msrc import MSRCArchive, label_image
+from dogs.segmentation.msrc import CLASSES, MSRCArchive, label_image
+from dogs.segmentation.region_scan import drop_idle_steps, region_scan, region_systematic_scan
 
-from experiment_cli import SCHEMA, merged_configs, outputs_in, run
+from experiment_cli import SCHEMA, assert_judged, merged_configs, outputs_in, run
 
 FULL, SMOKE = merged_configs()
 HAS_DATA = "DOGS_DATA_DIR" in os.environ
@@ -178,29 +182,162 @@ def test_a_damaged_zip_is_refused_before_use(tmp_path, monkeypatch, damage):
         require_dataset("msrc_v1")
 
 
-def test_the_configs_pass_the_experiment_checks():
+def test_the_configs_pass_the_experiment_checks(capsys):
     for config in (FULL, SMOKE):
         msrc.EXPERIMENT.context(["summarise", "--settings", json.dumps(config["msrc"]), "--schema", str(SCHEMA)])
+    too_many = {**FULL["msrc"], "chains_reported": [1, FULL["msrc"]["chains"] + 1]}
+    with pytest.raises(SystemExit):
+        msrc.EXPERIMENT.context(["summarise", "--settings", json.dumps(too_many), "--schema", str(SCHEMA)])
+    assert "config key msrc.chains_reported: [21] exceed msrc.chains = 20" in capsys.readouterr().err
+
+
+def _path_influence(n: int, c: float) -> np.ndarray:
+    """Influence bound of a path 0 - 1 - ... - (n-1) with ``c`` on every edge."""
+    return c * (np.eye(n, k=1) + np.eye(n, k=-1))
+
+
+def test_idle_steps_are_dropped_and_the_variation_kept_exactly():
+    # Path 0-1-2-3-4, target 4. Steps: 0, 1, 4, 3, 4. Nothing after the updates of 0 and 1 reads variable 2,
+    # so their values never reach 4: idle. The first update of 4 is read by 3, which the last step reads.
+    influence, d = _path_influence(5, 0.4), np.eye(5)[4]
+    scan = Scan([0, 1, 4, 3, 4], 5)
+    shorter, full, idle = drop_idle_steps(scan, d, influence)
+    assert shorter.indices.tolist() == [4, 3, 4] and idle.tolist() == [0, 1]
+    assert dobrushin_variation(shorter, d, influence) == pytest.approx(full, rel=1e-15)
+    assert full == dobrushin_variation(scan, d, influence)
+    assert dobrushin_variation(Scan([3, 4], 5), d, influence) > full  # the first update of 4 is not idle
+    # by hand: b = 1; b_4 <- 0.4 b_3 = 0.4; b_3 <- 0.4 (b_2 + b_4) = 0.56; b_4 <- 0.4 b_3 = 0.224
+    assert full == pytest.approx(0.224)
+    # an idle step in the middle: the update of 2 is overwritten before anything reads it
+    middle = Scan([2, 2, 3, 4], 5)
+    assert drop_idle_steps(middle, d, influence)[0].indices.tolist() == [2, 3, 4]
+    assert drop_idle_steps(Scan([0, 1], 5), d, influence)[0].length == 0  # nothing reaches 4
+    with pytest.raises(ValueError, match="deterministic"):
+        drop_idle_steps(Scan([0, -1, 4], 5), d, influence)
+
+
+def test_the_systematic_phase_ending_on_the_region_has_the_smallest_variation():
+    weights, bound = centre_weights(msrc.GRID, (8, 12)), region_bound(0.48)
+    paper = region_systematic_scan(msrc.GRID, (8, 12))
+    aligned = region_systematic_scan(msrc.GRID, (8, 12), "ending_on_region")
+    assert paper.indices[-1] == 0 and aligned.indices[-1] == 13 * 31 + 20  # the region's last patch, row-major
+    assert sorted(aligned.indices.tolist()) == list(range(620))
+    every_phase = [dobrushin_variation(Scan(np.roll(np.arange(620), -k), 620), weights, bound) for k in range(0, 620, 7)]
+    assert dobrushin_variation(aligned, weights, bound) <= min(every_phase) + 1e-12
+    with pytest.raises(ValueError, match="phase"):
+        region_systematic_scan(msrc.GRID, (8, 12), "first")
 
 
 def test_the_dogs_scan_of_the_centre_region():
-    out = msrc.dogs_region_scan(0.48, (8, 12))
-    assert out["variation"] <= out["epsilon"] and out["length"] < out["systematic_length"] == 620
-    assert out["bound_value"] == pytest.approx(np.tanh(0.24))
+    """DoGS §5.5: length doubling returns 128 steps; without the 18 idle top-row steps, the paper's 110."""
+    out = region_scan(0.48, msrc.GRID, (8, 12))
+    assert out.bound_value == pytest.approx(np.tanh(0.24)) and out.systematic_length == 620
+    assert out.doubling_scan.length == 128 and out.lengths_tried.tolist() == [2, 4, 8, 16, 32, 64, 128]
+    assert out.doubling_scan.indices[:18].tolist() == list(range(1, 19))  # the systematic input's top row, untouched
+    assert out.scan.indices.tolist() == out.doubling_scan.indices[18:].tolist() and out.idle_steps.tolist() == list(range(18))
+    assert out.scan.length == out.steps_in_region == 110 and out.region_size == 96
+    aligned = region_scan(0.48, msrc.GRID, (8, 12), phase="ending_on_region")
+    assert aligned.epsilon < out.epsilon and (aligned.doubling_scan.length, aligned.scan.length) == (128, 114)
+    weights = centre_weights(msrc.GRID, (8, 12))
+    assert dobrushin_variation(out.scan, weights, np.asarray(region_bound(0.48))) == pytest.approx(out.variation, rel=1e-12)
+    assert out.variation <= out.epsilon
+    assert 0.85 < out.epsilon / 96 < 0.95  # the certificate: vacuous for the region's marginal TV
+    rows = out.scan.indices // msrc.GRID[1]
+    last_update = [np.flatnonzero(rows == r).max() for r in range(6, 14)]  # the region's grid rows, top to bottom
+    assert all(a > b for a, b in zip(last_update, last_update[1:]))  # swept bottom to top
+
+
+def region_bound(sigma):
+    from dogs.bounds import influence_pairwise
+
+    return influence_pairwise(mfam_model(np.zeros((620, 2)), msrc.GRID, sigma)).toarray()
+
+
+def test_labelling_rules_on_hand_made_chains():
+    counts = np.zeros((3, 4, 3), dtype=np.int64)  # 3 chains, 4 patches, 3 labels
+    counts[0, 0, 2] = 1
+    counts[1, 0, 1] = 1
+    counts[2, 0, 1] = 1  # patch 0: draws 2, 1, 1
+    counts[:, 1, 0] = 1
+    counts[0, 1, 2] = 2  # patch 1: chain 0 drew 0 once and 2 twice, chains 1-2 drew 0
+    start = np.array([0, 1, 2, 1])  # patches 2 and 3 are never updated
+    assert labels_from_updates(counts, start, 3).tolist() == [1, 0, 2, 1]
+    assert labels_from_updates(counts, start, 1).tolist() == [2, 2, 2, 1]
+    states = np.array([[2, 2, 2, 1], [1, 0, 2, 1], [0, 0, 2, 1]])
+    assert labels_from_final_states(states, 3, 3).tolist() == [0, 0, 2, 1]  # patch 0: a three-way tie -> 0
+    assert labels_from_final_states(states, 3, 2).tolist() == [1, 0, 2, 1]
+    with pytest.raises(ValueError, match="n_chains"):
+        labels_from_updates(counts, start, 4)
+
+
+def test_the_paired_interval_is_students():
+    from scipy import stats
+
+    x = np.array([0.004, -0.001, 0.002, 0.006, 0.0, 0.003])
+    mean, low, high = msrc.paired_interval(x)
+    ci = stats.ttest_1samp(x, 0.0).confidence_interval(0.95)
+    assert mean == pytest.approx(x.mean()) and (low, high) == pytest.approx((ci.low, ci.high))
+    assert np.isnan(msrc.paired_interval([0.1])[1])
+
+
+def test_paired_differences_across_labellings_and_chains():
+    rows = []
+    for split in range(4):
+        rows.append((split, "plsa", "plsa_map", 0, "centre", 0.40 + 0.01 * split))
+        for labelling, chains in (("updates", 5), ("final_states", 5), ("updates", 1)):
+            for method, error in (("systematic", 0.30), ("dogs", 0.30 + 0.001 * (split % 2)),
+                                  ("systematic_aligned", 0.30 - 0.002 * (split % 2)), ("systematic_reversed", 0.31)):
+                rows.append((split, method, labelling, chains, "centre", error + 0.01 * split))
+    means = pd.DataFrame(rows, columns=["split", "method", "labelling", "chains", "region", "mean_error"])
+    diff = msrc.paired_differences(means)
+    assert len(diff) == 3 * len(msrc.COMPARISONS)
+    row = diff[(diff.comparison == "dogs_minus_systematic") & (diff.labelling == "updates") & (diff.chains == 5)].iloc[0]
+    assert row["mean"] == pytest.approx(0.0005) and row["splits"] == 4 and row["low"] < 0.0005 < row["high"]
+    gain = diff[(diff.comparison == "plsa_minus_systematic") & (diff.chains == 1)].iloc[0]
+    assert gain["mean"] == pytest.approx(0.10) and gain["low"] == pytest.approx(0.10)  # no spread: a point
+    claims = msrc.accuracy_claims(means, diff, chains=5)
+    aligned = diff[(diff.comparison == "dogs_minus_aligned") & (diff.labelling == "updates") & (diff.chains == 5)].iloc[0]
+    assert aligned["mean"] == pytest.approx(0.0015) and aligned["high"] > row["high"]
+    # judged against the baseline less favourable to DoGS: here the aligned one
+    assert claims["msrc_dogs_as_accurate"]["value"]["difference_high"] == pytest.approx(aligned["high"])
+    assert claims["msrc_dogs_as_accurate"]["details"]["judged_against"] == "dogs_minus_aligned"
+    assert claims["msrc_mfam_beats_plsa"]["value"]["gain_low"] == pytest.approx(0.0995, abs=1e-3)
+    assert_judged(claims)
+
+
+def test_the_example_image_has_an_object_in_its_centre():
+    centre = centre_weights(msrc.GRID, (8, 12)).astype(bool)
+    grass, sheep, cow = np.full(620, CLASSES.index("grass")), np.full(620, CLASSES.index("grass")), np.full(620, 1)
+    sheep[centre] = -1  # a sheep is void in the nine-class setup
+    cow[np.flatnonzero(centre)[:60]] = CLASSES.index("cow")
+    assert msrc.example_position(np.stack([grass, sheep, cow]), centre) == 2
+    assert msrc.example_position(np.stack([sheep, grass]), centre) == 1  # no object anywhere: most labelled centre
 
 
 @pytest.mark.skipif(not HAS_DATA, reason="no data directory configured")
 def test_experiment_steps_end_to_end(tmp_path):
     tiny = {**SMOKE["msrc"], "images_per_group": 1, "test_images": 2, "codebook_size": 8,
-            "plsa": {"iterations": 3, "smoothing": 0.01, "fold_in_iterations": 3}, "chains": 2}
+            "plsa": {"iterations": 3, "smoothing": 0.01, "fold_in_iterations": 3}, "chains": 2, "chains_reported": [1]}
     out = outputs_in(tmp_path, features="features.npz", dogs_scan="dogs_scan.npz")
     run(msrc, "compute-features", tiny, 3, outputs={"features": out["features"]})
     run(msrc, "compute-scan", tiny, 3, outputs={"dogs_scan": out["dogs_scan"]})
     split = outputs_in(tmp_path, hamming="hamming.csv", labels="labels.npz")
     run(msrc, "compute-split", tiny, 3, inputs=out, outputs=split, wildcards={"split": 0})
     frame = pd.read_csv(split["hamming"])
-    assert list(frame.columns) == ["image", "method", "region", "hamming_error"] and len(frame) == 2 * 3 * 2
+    assert list(frame.columns) == ["image", "method", "labelling", "chains", "region", "hamming_error"]
+    # per image: PLSA once, 4 sampled scans x 2 labelling rules x chain counts {1, 2}; two regions each
+    assert len(frame) == 2 * (1 + 4 * 2 * 2) * 2
+    with np.load(split["labels"]) as labels:
+        example = str(labels["example"])
+        assert {f"{example}/{m}" for m in ("truth", "plsa", "systematic", "dogs")} <= set(labels.files)
     claims = tmp_path / "claims.json"
     run(msrc, "summarise", tiny, 3, inputs={"hamming": [split["hamming"]], "dogs_scan": out["dogs_scan"]},
-        outputs={"summary": tmp_path / "summary.csv", "claims": claims}, smoke=True)
-    assert "msrc_dogs_length" in json.loads(claims.read_text())["claims"]
+        outputs={"summary": tmp_path / "summary.csv", "differences": tmp_path / "differences.csv", "claims": claims},
+        smoke=True)
+    measured = json.loads(claims.read_text())["claims"]
+    assert measured["msrc_dogs_length"]["value"] == pytest.approx(620 / 110)
+    assert_judged(measured)
+    run(msrc, "plot-fig6", tiny, 3, inputs={"labels": [split["labels"]]}, outputs={"figure": tmp_path / "fig6.png"})
+    run(msrc, "plot-fig7", tiny, 3, inputs={"summary": tmp_path / "summary.csv", "differences": tmp_path / "differences.csv"},
+        outputs={"figure": tmp_path / "fig7.png"})
+    assert (tmp_path / "fig6.png").stat().st_size > 0 and (tmp_path / "fig7.png").stat().st_size > 0

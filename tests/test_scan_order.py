@@ -244,10 +244,11 @@ def test_bad_model_input_names_the_key(kwargs, key):
 def _tiny_settings():
     return {
         "epsilon": 0.25, "M_factor": 10, "bridge_weight": 1.0, "modified_bridge_weight": 0.1,
-        "negligible_bridge_weight": 0.001, "max_states": 50000, "enumerate_max_variables": 5,
+        "negligible_bridge_weight": 0.001, "max_states": 50000, "bracket_min_states": 100, "enumerate_max_variables": 5,
         "enumerate_max_states": 64, "fit_fraction": 0.5,
         "n_values": {"sequence_of_dependencies": [2, 3, 4, 6], "two_islands": [2, 3, 4], "discrete_pyramid": [2, 3, 4, 6],
-                     "memorize_and_repeat": [2, 3], "soft_dependencies": [2, 3, 4]},
+                     "memorize_and_repeat": [2, 3], "soft_dependencies": [4, 5]},
+        "level_chain_n": {"memorize_and_repeat": [2, 3, 4, 6], "soft_dependencies": [4, 9, 16]},
         "reduced_two_islands_n": [2, 3, 4, 6, 8],
         "fig2b": {"n": 3, "updates": 300},
         "fig2c": {"sequence_of_dependencies_n": 4, "two_islands_n": 2},
@@ -271,6 +272,9 @@ def _check(settings):
         (lambda s: s["fig2b"].update(updates=-5), "fig2b.updates"),
         (lambda s: s["fig2c"].update(sequence_of_dependencies_n=12), "fig2c.sequence_of_dependencies_n"),
         (lambda s: s.update(epsilon=0.7), "epsilon"),
+        (lambda s: s["level_chain_n"].update(memorize_and_repeat=[2, 100]), "level_chain_n.memorize_and_repeat"),
+        (lambda s: s.update(M_factor=0.01), "level_chain_n"),  # pi too far from the top state for the bracket
+        (lambda s: s.pop("bracket_min_states"), "bracket_min_states"),
     ],
 )
 def test_bad_settings_name_the_key_before_any_computation(change, key):
@@ -341,9 +345,15 @@ def test_every_step_end_to_end(tmp_path):
         outputs=[("mixing_times", tmp_path / "mixing_times.csv"), exponents, ("markdown", tmp_path / "table.md"),
                  ("claims", tmp_path / "claims.json")])
     table = pd.read_csv(tmp_path / "mixing_times.csv")
-    assert list(table.columns) == ["model", "n", "scan", "t_mix"]
+    assert list(table.columns) == ["model", "n", "scan", "t_mix", "t_mix_upper", "method"]
     assert set(table["model"]) == set(MODEL_NAMES)
     assert set(table["scan"]) == set(SCANS)
+    assert (table["t_mix_upper"].dropna() > table.loc[table["t_mix_upper"].notna(), "t_mix"]).all()
+    levels = table[table["model"].isin(["memorize_and_repeat", "soft_dependencies"]) & (table["scan"] == "random")]
+    assert sorted(levels["n"]) == sorted([2, 3, 4, 6, 4, 9, 16])  # random scan from the level chains
+    assert levels["method"].str.startswith("level chain").all()
+    memorize = table[(table["model"] == "memorize_and_repeat") & (table["scan"] == "best_systematic")]
+    assert (memorize["t_mix"] == 3 * memorize["n"] ** 2 - 3 * memorize["n"] + 1).all()
     assert (tmp_path / "mixing_times.meta.json").exists()
     assert json.loads((tmp_path / "mixing_times.meta.json").read_text())["seed"] == 3
     claims = json.loads((tmp_path / "claims.json").read_text())

@@ -249,3 +249,27 @@ def test_bad_lengths(small):
         uniform_variation_curve(0, [1], weights, influence)
     with pytest.raises(ValueError, match="influence"):
         uniform_variation_curve(5, [1], np.ones(5), influence)
+
+
+@pytest.mark.parametrize("torus, coupling", [(True, 0.25), (False, float(np.arctanh(0.25))), (True, 0.165)])
+def test_the_systematic_scan_ending_on_the_target_is_its_best_phase(torus, coupling):
+    """The fair systematic baseline for a marginal at budget T: of all p phases of the row-major scan, the one
+    whose last step updates the target has the smallest Dobrushin variation (8x8 grids, the couplings of DoGS
+    §5.4 and §5.6, T below, at and between multiples of p); the paper's phase equals it at multiples of p."""
+    from dogs.bounds import influence_binary_pairwise
+    from dogs.models import grid_model
+    from dogs.scans.base import paper_systematic_scan, systematic_scan_ending_on
+
+    model = grid_model(8, 8, coupling=coupling, torus=torus)
+    influence, p = influence_binary_pairwise(model), model.n_vars
+    for target in (0, 27):
+        weights = np.eye(p)[target]
+        for length in (5, 40, 64, 100, 128, 190):
+            aligned = systematic_scan_ending_on(p, length, target)
+            assert aligned.indices[-1] == target and np.all(np.diff(aligned.indices) % p == 1)
+            by_phase = [dobrushin_variation(Scan((np.arange(length) + shift) % p, p), weights, influence)
+                        for shift in range(p)]
+            assert dobrushin_variation(aligned, weights, influence) == pytest.approx(min(by_phase), rel=1e-12)
+    assert np.array_equal(systematic_scan_ending_on(p, 2 * p, 0).indices, paper_systematic_scan(p, 2 * p).indices)
+    with pytest.raises(ValueError, match="target"):
+        systematic_scan_ending_on(p, 10, p)

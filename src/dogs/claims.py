@@ -5,7 +5,9 @@ paper's value, the *quantity* we compare and the *criterion* that turns our meas
 verdict. Each experiment's *summarise* step only measures: it writes ``<results>/claims/<family>.json``
 with, per claim id, a readable text and the measured number(s) (:func:`measured`). The renderer
 (:mod:`dogs.experiments.paper_vs_ours`) joins the two and applies :func:`verdict`; a claim with no
-measurement reads "not yet run". No threshold lives in experiment code.
+measurement reads "needs data" when its experiment family did not run for want of its data set (the
+workflow skips that family and tells the renderer so), and "not yet run" otherwise. No
+threshold lives in experiment code.
 
 Every row also carries a ``reading``: the sentence of the paper it tests, the figure convention it
 follows and why each threshold is where it is, so that a reader can check that the criterion reads the
@@ -68,7 +70,9 @@ __all__ = [
     "write_claims",
 ]
 
-VERDICTS = ("reproduced", "partly", "inconclusive", "not reproduced", "information", "not yet run")
+VERDICTS = ("reproduced", "partly", "inconclusive", "not reproduced", "information", "needs data", "not yet run")
+NEEDS_DATA = "needs data"  # the renderer's verdicts for a claim with no measurement
+NOT_YET_RUN = "not yet run"
 _REQUIRED = ("id", "paper", "where", "claim", "paper_value", "family")
 _LEVELS = ("inconclusive", "reproduced", "partly")  # the order in which verdict() tries them
 _COMPARISONS = ("at_least", "at_most", "greater_than", "less_than", "between", "equals")
@@ -80,22 +84,33 @@ class ClaimsError(ValueError):
 
 
 # ---------------------------------------------------------------- the experiment side
-def measured(ours: str, value, **details) -> dict:
+def measured(ours: str, value, *, by_seed=None, **details) -> dict:
     """One measured claim: readable text ``ours`` and the measured ``value`` that the criterion judges.
 
     ``value`` is a number or bool, or a dict ``{quantity: number or bool}`` when the criterion names
-    several quantities. ``details`` are extra numbers kept in the claims file for the reader.
+    several quantities. ``by_seed``, for a claim read from noisy numbers, is the same value computed from
+    each independent seed (repetition) alone: the table judges each too, so a reader sees whether the
+    verdict holds at every seed or rests on one lucky run. ``details`` are extra numbers kept in the
+    claims file for the reader.
     """
     if not isinstance(ours, str):
         raise ClaimsError(f"ours must be a readable string, got {type(ours).__name__}")
     _check_value(value)
-    return {"ours": ours, "value": value, "details": details}
+    claim = {"ours": ours, "value": value, "details": details}
+    if by_seed is not None:
+        if not isinstance(by_seed, (list, tuple)) or not by_seed:
+            raise ClaimsError("by_seed must be a non-empty list of values, one per seed")
+        for item in by_seed:
+            _check_value(item)
+        claim["by_seed"] = list(by_seed)
+    return claim
 
 
 def write_claims(path, family: str, claims: dict, *, smoke: bool) -> Path:
     """Write ``{claim id: measured(...)}`` for one experiment family."""
     for key, value in claims.items():
-        if not isinstance(value, dict) or set(value) != {"ours", "value", "details"}:
+        if not isinstance(value, dict) or not {"ours", "value", "details"} <= set(value) <= {"ours", "value", "details",
+                                                                                            "by_seed"}:
             raise ClaimsError(f"claim {key!r} must be built with dogs.claims.measured(...)")
     return write_json(path, {"family": family, "smoke": bool(smoke), "claims": claims})
 

@@ -1,21 +1,34 @@
-"""Settings checks beyond what a JSON schema validator does: duplicate YAML keys, strict integers, finite numbers.
+"""Settings checks beyond what a JSON schema validator does: hostile or broken config files, duplicate
+YAML keys, strict integers, sane magnitudes, finite numbers.
 
 ``config/schema.yaml`` states every key's type and range, and the Snakefile validates the whole
-configuration against it before any job. Three gaps of plain JSON-schema validation are closed here:
+configuration against it before any job. The gaps of plain YAML loading and JSON-schema validation
+are closed here:
 
-- **Duplicate keys.** YAML loaders keep the last of two equal keys in a mapping without a word, so a
-  setting written twice silently loses the first value. :func:`load_yaml_strict` refuses them, naming
-  the file, the key and both line numbers; a YAML syntax error names the file too.
+- **Broken or hostile files.** :func:`load_config_file` reads a config file as bytes and refuses,
+  each time naming the file (and the line and column where there is one): a file above
+  :data:`MAX_FILE_BYTES`; bytes that are not UTF-8; a YAML syntax error (tabs used for indentation
+  get their own hint); YAML aliases whose expansion would exceed :data:`MAX_EXPANDED_NODES` values
+  (a "billion laughs" file of nested aliases is a few hundred bytes but expands to 10^9 values, and
+  every later step that walks the config would hang on it) or nesting deeper than
+  :data:`MAX_DEPTH`; an empty file or one whose top level is not a mapping; yte templating
+  (``__use_yte__``), which would evaluate Python expressions from the file; and a key written twice
+  in one mapping (YAML loaders silently keep the last value). Snakemake reads ``--configfile`` files
+  itself before the Snakefile runs, so :func:`install_snakemake_config_check` puts this check in
+  front of Snakemake's own loader (see ``src/snakemake_logger_plugin_dogs_config_check``).
 - **Integers written as floats.** JSON Schema counts ``4.0`` as an integer; Python then fails far from
   the config (``range(4.0)``) with an error that names no key. :func:`check_strict_types` requires a
   real ``int`` wherever the schema says ``integer``.
+- **Huge integers.** YAML reads ``100000000000000000000000000000`` as a Python ``int`` of any size,
+  which passes ``type: number`` and then breaks NumPy (``np.isfinite`` raises ``TypeError`` on it).
+  :func:`check_strict_types` refuses integers beyond :data:`MAX_INTEGER` (2^53, the largest integer a
+  float holds exactly) anywhere; the schema's ``maximum`` bounds each key further.
 - **NaN and infinity.** ``.nan`` and ``.inf`` pass ``type: number`` and most range checks (every
   comparison with NaN is false); :func:`check_strict_types` refuses non-finite numbers everywhere.
 
-Both raise :class:`ConfigError` with the dotted key (``ising10.n_replicates``) or list index
-(``loose_bounds.scales[2]``) in the message. The Snakefile runs :func:`check_config_files` on every
-config file it loads and :func:`check_strict_types` on the merged config; the experiment shell runs
-:func:`check_strict_types` on the slice a rule passes.
+Errors are :class:`ConfigError` with the file, or the dotted key (``ising10.n_replicates``) or list
+index (``loose_bounds.scales[2]``); :func:`key_source` finds which of several config files set a key,
+so that a message about the merged config can name the file too.
 """
 
 from __future__ import annotations
@@ -26,7 +39,19 @@ from pathlib import Path
 
 import yaml
 
-__all__ = ["ConfigError", "check_config_files", "check_strict_types", "load_yaml_strict"]
+__all__ = ["ConfigError", "MAX_DEPTH", "MAX_EXPANDED_NODES", "MAX_FILE_BYTES", "MAX_INTEGER", "check_config_files",
+           "check_strict_types", "install_snakemake_config_check", "key_source", "load_config_file",
+           "load_yaml_strict"]
+
+#: Largest config file read (bytes). Our own config.yaml is about 25 kB.
+MAX_FILE_BYTES = 1_000_000
+#: Largest number of values (mapping entries, list items, scalars) a file may expand to once its YAML
+#: aliases are followed. Our own config.yaml expands to about 700.
+MAX_EXPANDED_NODES = 100_000
+#: Deepest nesting of mappings and lists in a config file (ours: 5).
+MAX_DEPTH = 50
+#: Largest integer magnitude anywhere in a config: 2^53, the largest integer a float holds exactly.
+MAX_INTEGER = 2**53
 
 
 class ConfigError(ValueError):
@@ -34,7 +59,21 @@ class ConfigError(ValueError):
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key appearing twice in one mapping."""
+    """``yaml.SafeLoader`` that refuses a key appearing twice in one mapping, and nesting deeper than
+    :data:`MAX_DEPTH` as soon as it is met (not after the parser has recursed into it)."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise ConfigError(f"{self.name}:{mark.line + 1}: mappings and lists nested more than {MAX_DEPTH} deep; "
+                                  "a config file this deep is refused")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False):
@@ -58,27 +97,159 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def load_yaml_strict(path) -> object:
-    """Parse a YAML file, refusing duplicate keys; every error names the file."""
+def _syntax_error(path: Path, exc: yaml.YAMLError) -> ConfigError:
+    """A YAML error as ``file:line:column: problem`` (PyYAML's marks count from 0)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context and context_mark is not None and context_mark is not mark:
+        context += f" at line {context_mark.line + 1}, column {context_mark.column + 1}"
+    text = f"{where}: not valid YAML: {problem}" + (f" ({context})" if context else "")
+    if "'\\t'" in problem:
+        text += "; YAML indents with spaces, never tabs"
+    return ConfigError(text)
+
+
+def _expanded_size(root: yaml.Node, path: Path) -> None:
+    """Refuse a node graph whose aliases expand beyond :data:`MAX_EXPANDED_NODES` values or nest beyond
+    :data:`MAX_DEPTH`, counting without expanding (each shared node is sized once)."""
+    sizes: dict[int, int] = {}
+    depths: dict[int, int] = {}
+    # iterative post-order walk: an alias is the same node object, so its size is looked up, not recounted
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = ([n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode)
+                    else list(node.value) if isinstance(node, yaml.SequenceNode) else [])
+        if not done:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        sizes[id(node)] = 1 + sum(sizes.get(id(c), 0) for c in children)
+        depths[id(node)] = 1 + max((depths.get(id(c), 0) for c in children), default=0)
+        if sizes[id(node)] > MAX_EXPANDED_NODES:
+            line = node.start_mark.line + 1
+            raise ConfigError(f"{path}:{line}: the YAML aliases (*name) here expand to more than {MAX_EXPANDED_NODES:,} "
+                              "values; a config file this large is refused (a 'billion laughs' file?)")
+        if depths[id(node)] > MAX_DEPTH:
+            raise ConfigError(f"{path}:{node.start_mark.line + 1}: mappings and lists nested more than {MAX_DEPTH} "
+                              "deep; a config file this deep is refused")
+
+
+def load_config_file(path) -> dict:
+    """Read one config file defensively (module docstring) and return its mapping; errors name the file.
+
+    Refused before parsing: a file above :data:`MAX_FILE_BYTES` or not UTF-8; before building Python
+    objects: a YAML syntax error, aliases expanding beyond :data:`MAX_EXPANDED_NODES` values or
+    nesting beyond :data:`MAX_DEPTH`; then duplicate keys, an empty file, a top level that is not a
+    mapping, and yte templating. JSON files are YAML and are read the same way.
+    """
     path = Path(path)
     try:
-        text = path.read_text()
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ConfigError(f"{path}: config file larger than {MAX_FILE_BYTES:,} bytes; refused (is it a config file?)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r}); "
+                          "a config file is YAML or JSON text") from None
     loader = _StrictLoader(text)
     loader.name = str(path)
     try:
-        return loader.get_single_data()
+        root = loader.get_single_node()
+        if root is None:
+            raise ConfigError(f"{path}: empty config file; a config file is a mapping of keys (key: value)")
+        _expanded_size(root, path)
+        data = loader.construct_document(root)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+        raise _syntax_error(path, exc) from None
     finally:
         loader.dispose()
+    if not isinstance(data, dict):
+        kind = {list: "a list", str: "a single string"}.get(type(data), f"a single {type(data).__name__} value")
+        raise ConfigError(f"{path}: the top level of a config file must be a mapping of keys (key: value), got {kind}")
+    if "__use_yte__" in data:
+        raise ConfigError(f"{path}: yte templating (__use_yte__) is not used by this workflow and would evaluate "
+                          "Python expressions from the file; refused")
+    return data
 
 
-def check_config_files(paths) -> None:
-    """:func:`load_yaml_strict` on every path (the config files a Snakemake run loads)."""
-    for path in paths:
-        load_yaml_strict(path)
+def load_yaml_strict(path) -> dict:
+    """:func:`load_config_file` (kept under its former name)."""
+    return load_config_file(path)
+
+
+def check_config_files(paths) -> list[dict]:
+    """:func:`load_config_file` on every path (the config files a Snakemake run loads), in order."""
+    return [load_config_file(path) for path in paths]
+
+
+def key_source(key: str, paths, loaded=None) -> Path | None:
+    """The last of the config files ``paths`` (Snakemake's merge order) that sets the dotted ``key`` or a
+    part of it (``ising40.bias.n_chains`` is set by a file with ``ising40: {bias: {n_chains: ..}}`` and by
+    one that replaces ``ising40.bias`` whole); ``None`` when no file sets it."""
+    parts = [p for p in key.replace("[", ".[").split(".") if p and not p.startswith("[")]
+    loaded = loaded if loaded is not None else [load_config_file(p) for p in paths]
+    found = None
+    for path, data in zip(paths, loaded):
+        node = data
+        for part in parts:
+            if not isinstance(node, dict) or part not in node:
+                break
+            node = node[part]
+        else:
+            found = Path(path)
+            continue
+        if node is not data and not isinstance(node, dict):
+            found = Path(path)  # the file replaces a parent of the key by a value that is not a mapping
+    return found
+
+
+def install_snakemake_config_check() -> bool:
+    """Put :func:`load_config_file` in front of Snakemake's loader of ``--configfile`` files.
+
+    Snakemake's command line reads every ``--configfile`` (``ConfigSettings`` in
+    ``snakemake.settings.types``) before it parses the Snakefile, so no check written in the Snakefile
+    can see a file that Snakemake's own loader chokes on: random bytes end in a ``UnicodeDecodeError``
+    traceback, an empty file, a list or a syntax error in a message that names no file. The wrapper
+    checks the file first and raises Snakemake's ``WorkflowError`` with our message, which Snakemake
+    prints without a traceback; a file that passes goes on to Snakemake's loader unchanged.
+
+    Returns whether the check was installed (``False`` when Snakemake lacks the loader it wraps, so a
+    Snakemake upgrade that moves it fails the end-to-end tests instead of breaking every run).
+    """
+    try:
+        import snakemake.common.configfile as configfile
+        import snakemake.settings.types as settings_types
+        from snakemake_interface_common.exceptions import WorkflowError
+    except ImportError:
+        return False
+    original = getattr(configfile, "load_configfile", None)
+    if original is None or getattr(original, "_dogs_checked", False):
+        return original is not None
+
+    def load_configfile(configpath):
+        if isinstance(configpath, (str, Path)):
+            try:
+                load_config_file(configpath)
+            except ConfigError as exc:
+                raise WorkflowError(str(exc)) from None
+        return original(configpath)
+
+    load_configfile._dogs_checked = True
+    load_configfile.__doc__ = original.__doc__
+    configfile.load_configfile = load_configfile
+    if getattr(settings_types, "load_configfile", None) is original:
+        settings_types.load_configfile = load_configfile
+    return True
 
 
 def _types(schema: dict) -> set:
@@ -103,6 +274,8 @@ def _errors(value, schema: dict, key: str) -> list[str]:
     types = _types(schema)
     if isinstance(value, bool):
         return []
+    if isinstance(value, numbers.Integral) and abs(value) > MAX_INTEGER:
+        return [f"{key} is {value:.3g}, beyond any sane setting (|value| <= 2^53)"]
     if isinstance(value, numbers.Real):
         if not math.isfinite(value):
             return [f"{key} must be a finite number, got {value}"]
@@ -126,7 +299,8 @@ def _errors(value, schema: dict, key: str) -> list[str]:
 
 
 def check_strict_types(config, schema: dict, key: str = "") -> None:
-    """Refuse float-valued integers and non-finite numbers anywhere in ``config`` (module docstring).
+    """Refuse float-valued integers, integers beyond :data:`MAX_INTEGER` and non-finite numbers anywhere in
+    ``config`` (module docstring).
 
     ``key`` is the dotted name of ``config`` inside the whole configuration (``""`` for the root), so
     that messages name the full key.

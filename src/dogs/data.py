@@ -10,6 +10,11 @@ Each data set sits in its own sub-folder (``msrc_v1/``, ``heart_disease/``)
 with the file names of its provenance README. :func:`require_dataset` checks
 the files exist and match their published checksums, and otherwise raises
 :class:`DatasetMissingError` saying where to get the data and where to put it.
+
+An *absent* data set (none of its files in the data directory) and a *bad* one
+(some files missing, or a checksum that does not match) are different things:
+the workflow skips the experiments of an absent data set and says how to add it
+(:func:`is_absent`, :func:`absent_notice`), but a bad data set is an error.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["DATASETS", "HEART_DISEASE_FACTORS", "DatasetMissingError", "data_dir", "load_heart_disease", "require_dataset"]
+__all__ = ["DATASETS", "HEART_DISEASE_FACTORS", "DatasetAbsentError", "DatasetMissingError", "absent_notice",
+           "data_dir", "is_absent", "load_heart_disease", "require_dataset"]
 
 ENV_VAR = "DOGS_DATA_DIR"
 
@@ -30,11 +36,16 @@ class DatasetMissingError(FileNotFoundError):
     """A data set is missing or does not match its checksum."""
 
 
+class DatasetAbsentError(DatasetMissingError):
+    """None of a data set's files is in the data directory (not yet added, as opposed to incomplete or corrupt)."""
+
+
 @dataclass(frozen=True)
 class Dataset:
     folder: str
     files: dict  # file name -> SHA-256 (None: existence only)
-    source: str
+    source: str  # where to get it
+    enables: str  # what the workflow runs with it
 
 
 DATASETS = {
@@ -46,6 +57,8 @@ DATASETS = {
             "exported as reinis_counts.csv with columns smoke,mental,phys,systol,protein,family,count "
             "(64 rows, counts summing to 1841; see data/README.md)"
         ),
+        enables=("the Boltzmann-machine posteriors of the annular-augmentation paper, its Figs. 6-8 "
+                 "(targets fig_aa6, fig_aa7, fig_aa8)"),
     ),
     "msrc_v1": Dataset(
         folder="msrc_v1",
@@ -58,6 +71,7 @@ DATASETS = {
             "page (search 'MSRC object category image database v1'); keep the zip as downloaded, next to "
             "MANIFEST.csv (one row per member: file, kind, bytes, sha256, ...; see data/README.md)"
         ),
+        enables="the MSRC segmentation of DoGS §5.5, DoGS Figs. 6, 7 and 16 (targets fig6, fig7, fig16)",
     ),
 }
 
@@ -83,20 +97,41 @@ def _sha256(path: Path) -> str:
     return _CHECKED[key]
 
 
-def require_dataset(name: str, config_value: str | None = None) -> Path:
-    """Return the folder of data set ``name``, or raise :class:`DatasetMissingError` with instructions."""
+def _spec(name: str) -> Dataset:
     if name not in DATASETS:
         raise ValueError(f"unknown data set {name!r}; expected one of {', '.join(DATASETS)}")
-    spec = DATASETS[name]
+    return DATASETS[name]
+
+
+def _where_to_put(spec: Dataset, config_value: str | None) -> str:
+    files = " and ".join(f"<data dir>/{spec.folder}/{file_name}" for file_name in spec.files)
+    now = data_dir(config_value).resolve()
+    return f"{files}, where <data dir> is ${ENV_VAR}, or the config key data_dir, or data/ (now: {now})"
+
+
+def is_absent(name: str, config_value: str | None = None) -> bool:
+    """Whether none of data set ``name``'s files is in the data directory (an incomplete data set is not absent)."""
+    spec = _spec(name)
+    folder = data_dir(config_value) / spec.folder
+    return not any((folder / file_name).is_file() for file_name in spec.files)
+
+
+def require_dataset(name: str, config_value: str | None = None) -> Path:
+    """Return the folder of data set ``name``, or raise :class:`DatasetMissingError` with instructions.
+
+    :class:`DatasetAbsentError` (a subclass) when none of its files is there; the plain error when it is
+    incomplete or a file does not have its published SHA-256.
+    """
+    spec = _spec(name)
     folder = data_dir(config_value) / spec.folder
     for file_name, checksum in spec.files.items():
         path = folder / file_name
         if not path.is_file():
-            raise DatasetMissingError(
+            error = DatasetAbsentError if is_absent(name, config_value) else DatasetMissingError
+            raise error(
                 f"data set '{name}' not found: expected {path}.\n"
                 f"  Get it from {spec.source}.\n"
-                f"  Put it at <data dir>/{spec.folder}/{file_name}, where <data dir> is ${ENV_VAR}, "
-                f"or the config key data_dir, or data/ (now: {data_dir(config_value)})."
+                f"  Put it at {_where_to_put(spec, config_value)}."
             )
         if checksum is not None and _sha256(path) != checksum:
             raise DatasetMissingError(
@@ -104,6 +139,17 @@ def require_dataset(name: str, config_value: str | None = None) -> Path:
                 f"  Get a fresh copy from {spec.source}."
             )
     return folder
+
+
+def absent_notice(name: str, config_value: str | None = None) -> str:
+    """Three lines for a user whose data directory lacks data set ``name``: what it enables, where to get and put it."""
+    spec = _spec(name)
+    return (
+        f"Data set '{name}' is not in the data directory: this run leaves out {spec.enables}; "
+        f"their rows of the paper-vs-ours table read 'needs data'.\n"
+        f"  Get it from {spec.source}.\n"
+        f"  Put it at {_where_to_put(spec, config_value)}."
+    )
 
 
 #: The six risk factors of the heart-disease table, in its column order (Edwards & Havranek's A-F).

@@ -37,15 +37,22 @@ def atomic_path(path):
     every such leftover whose process is gone (:func:`remove_stale_temporaries`).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp" + "".join(path.suffixes),
-                               dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp" + "".join(path.suffixes),
+                                   dir=path.parent)
+    except OSError as exc:  # name the result, not the hidden temporary file the message would otherwise name
+        raise type(exc)(exc.errno, f"cannot write {path}: its folder {path.parent} cannot be written "
+                                   f"({exc.strerror or exc})") from None
     os.close(fd)
     os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes owner-only files; results are for everyone to read
     try:
         yield Path(tmp)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise type(exc)(exc.errno, f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -1,9 +1,30 @@
 r"""Orders of growth of mixing times in ``n``, as He, De Sa, Mitliagkas & Ré (2016), Table 1 states them.
 
 Table 1 gives every mixing time as an order :math:`2^{\alpha n} n^{\beta}` (``n``, ``n^2``,
-``n^(3/2)``, ``2^n``, ``n 2^n``). :func:`parse_order` reads such a string into
-:math:`(\alpha, \beta)`; :func:`fit_exponents` fits the same two numbers to exact mixing times
-measured at several ``n``; :func:`order_text` writes a fitted order back.
+``n^(3/2)``, ``2^n``, ``n 2^n``): big-O statements, titled "approximate mixing times". :func:`parse_order`
+reads such a string into :math:`(\alpha, \beta)`; :func:`fit_exponents` estimates the same two numbers
+from exact mixing times at several ``n``; :func:`interval_errors` measures how far the estimate's
+interval lies from the paper's order; :func:`order_text` writes a fitted order back.
+
+Exact mixing times carry no noise, so the uncertainty of an exponent is that of extrapolating to
+large ``n``: lower-order terms (:math:`3n^2 - 3n + 1`; :math:`n^{3/2} + O(n \log n)`; a cubic with a
+large :math:`n^2` term) bend every finite-``n`` slope. :func:`fit_exponents` therefore returns two
+estimates and the interval between them:
+
+- *local*: the pure power law (times :math:`2^{\alpha n}`) through the largest ``n`` only (the two
+  largest; three for the exponential form), the effective exponent where the computation ends;
+- *corrected*: least squares of :math:`\log t = c + \alpha n \log 2 + \beta \log n + d/n` on the largest
+  ``fraction`` of the ``n`` values, i.e. :math:`t = a\,2^{\alpha n} n^{\beta}(1 + d/n)`, the paper's
+  order with a relative lower-order term :math:`n^{\beta - 1}` (to first order
+  :math:`a n^\beta + b n^{\beta - 1}`), with its least-squares standard error.
+
+The interval of each exponent spans both, the corrected one widened by two standard errors. When the
+lower-order term is of relative order :math:`1/n` the corrected fit is close to the limit and the local
+slope lies near it; when it is larger (:math:`\log n / \sqrt n`, as for soft dependencies' random
+scan) the two separate and the interval says so. With too few values of ``n`` for the corrected fit
+(:data:`MIN_CORRECTED_POINTS`), nothing bounds the lower-order terms: the pure power law is fitted on
+every point and the interval widened by :data:`UNCORRECTED_WIDTH` on each side, the spacing of
+Table 1's neighbouring orders.
 """
 
 from __future__ import annotations
@@ -13,11 +34,14 @@ import re
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-__all__ = ["parse_order", "fit_exponents", "order_text"]
+__all__ = ["parse_order", "fit_exponents", "interval_errors", "order_text"]
 
 _ORDER_PATTERN = re.compile(r"^\s*(?:n\^\(?(?P<num>\d+)(?:/(?P<den>\d+))?\)?|(?P<lin>n))?\s*(?:\*?\s*(?P<exp>2\^n))?\s*$")
+#: Smallest number of points of the corrected fit (one more than its parameters, for a standard error).
+MIN_CORRECTED_POINTS = {False: 4, True: 5}
+#: Half-width added to an exponent's interval when there are too few points for the corrected fit.
+UNCORRECTED_WIDTH = 0.5
 
 
 def parse_order(text: str) -> tuple[float, float]:
@@ -35,56 +59,85 @@ def parse_order(text: str) -> tuple[float, float]:
     return (1.0 if m.group("exp") else 0.0), beta
 
 
-def _fit_points(frame: pd.DataFrame, fraction: float) -> pd.DataFrame:
-    frame = frame.sort_values("n")
-    k = max(3, math.ceil(fraction * len(frame)))
-    return frame.tail(min(k, len(frame)))
+def _least_squares(columns: list, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Coefficients and their standard errors (zero with no degrees of freedom left)."""
+    x = np.column_stack(columns)
+    coef, *_ = np.linalg.lstsq(x, y, rcond=None)
+    dof = len(y) - x.shape[1]
+    residual = y - x @ coef
+    variance = float(residual @ residual) / dof if dof > 0 else 0.0
+    se = np.sqrt(np.maximum(np.diag(variance * np.linalg.pinv(x.T @ x)), 0.0))
+    return coef, se
 
 
 def fit_exponents(frame: pd.DataFrame, exponential: bool, fraction: float) -> dict:
-    r"""Fitted growth of ``t_mix`` against ``n`` on the largest ``fraction`` of the ``n`` values (at least 3).
-
-    Polynomial: slope :math:`\beta` of :math:`\log t` on :math:`\log n`, and the local slope between
-    the two largest ``n``. Exponential (``exponential=True``): :math:`\alpha` = slope of
-    :math:`\log_2 t` on ``n``, and :math:`\beta` = slope of :math:`\log(t / 2^n)` on :math:`\log n`.
+    r"""Exponents of :math:`t_{mix} \sim 2^{\alpha n} n^{\beta}` from exact mixing times at several ``n`` (module docstring).
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        Columns ``n`` and ``t_mix``, one row per ``n`` (at least two rows).
+        Columns ``n`` and ``t_mix``, one row per ``n`` (at least two rows; three for ``exponential``).
     exponential : bool
-        Fit :math:`2^{\alpha n} n^{\beta}` rather than :math:`n^{\beta}`.
+        Fit :math:`2^{\alpha n} n^{\beta}` rather than :math:`n^{\beta}` (:math:`\alpha = 0`).
     fraction : float
-        Fraction of the largest ``n`` values used, in (0, 1].
+        Fraction of the largest ``n`` values used by the corrected fit, in (0, 1] (at least
+        :data:`MIN_CORRECTED_POINTS` points when there are that many).
 
     Returns
     -------
     dict
-        ``alpha``, ``beta`` with their standard errors ``alpha_se``, ``beta_se`` (least squares), ``local_beta``, and ``n_min``, ``n_max``, ``points`` of the fit.
+        ``alpha``, ``beta`` (the corrected fit) with standard errors ``alpha_se``, ``beta_se``;
+        ``local_alpha``, ``local_beta``; the intervals ``alpha_low``, ``alpha_high``, ``beta_low``,
+        ``beta_high``; ``n_min``, ``n_max``, ``points`` of the corrected fit. With too few points for
+        the corrected fit, it is the pure power law on every point (``corrected`` is False) and the
+        intervals are widened by :data:`UNCORRECTED_WIDTH`.
     """
-    if len(frame) < 2:
-        raise ValueError(f"fitting an exponent needs t_mix at two or more values of n, got {len(frame)}")
+    if len(frame) < (3 if exponential else 2):
+        raise ValueError(f"fitting an exponent needs t_mix at {3 if exponential else 2} or more values of n, got {len(frame)}")
     if not 0 < fraction <= 1:
         raise ValueError(f"fraction must lie in (0, 1], got {fraction!r}")
-    pts = _fit_points(frame, fraction)
-    n = pts["n"].to_numpy(dtype=float)
-    t = pts["t_mix"].to_numpy(dtype=float)
-    out = {"n_min": int(n.min()), "n_max": int(n.max()), "points": len(n)}
-    if exponential:
-        out["alpha"], out["alpha_se"] = _slope(n, np.log2(t))
-        out["beta"], out["beta_se"] = _slope(np.log(n), np.log(t) - n * math.log(2))
-        out["local_beta"] = float(np.log((t[-1] / 2 ** n[-1]) / (t[-2] / 2 ** n[-2])) / np.log(n[-1] / n[-2]))
-    else:
-        out["alpha"], out["alpha_se"] = 0.0, 0.0
-        out["beta"], out["beta_se"] = _slope(np.log(n), np.log(t))
-        out["local_beta"] = float(np.log(t[-1] / t[-2]) / np.log(n[-1] / n[-2]))
+    data = frame.sort_values("n")
+    n_all = data["n"].to_numpy(dtype=float)
+    t_all = data["t_mix"].to_numpy(dtype=float)
+    if np.any(t_all <= 0) or np.unique(n_all).size != n_all.size:
+        raise ValueError("fitting an exponent needs positive t_mix at distinct n")
+    need = MIN_CORRECTED_POINTS[exponential]
+    k = min(len(n_all), max(need, math.ceil(fraction * len(n_all))))
+    n, y = n_all[-k:], np.log(t_all[-k:])
+    corrected = k >= need
+    columns = [np.ones_like(n), np.log(n)] + ([n * math.log(2)] if exponential else []) + ([1.0 / n] if corrected else [])
+    coef, se = _least_squares(columns, y)
+    out = {"n_min": int(n.min()), "n_max": int(n.max()), "points": int(k), "corrected": corrected,
+           "beta": float(coef[1]), "beta_se": float(se[1]),
+           "alpha": float(coef[2]) if exponential else 0.0, "alpha_se": float(se[2]) if exponential else 0.0}
+    last = 3 if exponential else 2  # the pure law through the largest n only
+    n_l, y_l = n_all[-last:], np.log(t_all[-last:])
+    local, _ = _least_squares([np.ones_like(n_l), np.log(n_l)] + ([n_l * math.log(2)] if exponential else []), y_l)
+    out["local_beta"] = float(local[1])
+    out["local_alpha"] = float(local[2]) if exponential else 0.0
+    widen = 0.0 if corrected else UNCORRECTED_WIDTH
+    for name in ("alpha", "beta"):
+        if name == "alpha" and not exponential:
+            out["alpha_low"] = out["alpha_high"] = 0.0
+            continue
+        ends = [out[name] - 2 * out[f"{name}_se"], out[name] + 2 * out[f"{name}_se"], out[f"local_{name}"]]
+        out[f"{name}_low"], out[f"{name}_high"] = float(min(ends)) - widen, float(max(ends)) + widen
     return out
 
 
-def _slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Least-squares slope of ``y`` on ``x`` and its standard error (``nan`` with only two points)."""
-    fit = stats.linregress(x, y)
-    return float(fit.slope), float(fit.stderr) if len(x) > 2 else math.nan
+def interval_errors(fit: dict, paper_alpha: float, paper_beta: float) -> tuple[float, float]:
+    r"""How far the exponents' intervals lie from the paper's :math:`(\alpha, \beta)`: ``(low, high)``.
+
+    ``low``: the largest, over :math:`\alpha` and :math:`\beta`, distance from the paper's value to
+    the interval (0 when the interval contains it); ``high``: the largest distance from the paper's
+    value to either end of an interval. ``low <= high``; the point estimates lie between them.
+    """
+    low = high = 0.0
+    for name, paper in (("alpha", paper_alpha), ("beta", paper_beta)):
+        lo, hi = fit[f"{name}_low"], fit[f"{name}_high"]
+        low = max(low, max(lo - paper, paper - hi, 0.0))
+        high = max(high, abs(lo - paper), abs(hi - paper))
+    return float(low), float(high)
 
 
 def order_text(alpha: float, beta: float) -> str:

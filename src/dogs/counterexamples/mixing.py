@@ -17,6 +17,14 @@ Systematic scans start from *every* support state, also those whose probability 
 in double precision (:math:`M^{-k}` far below 1e-308): the default starts of
 :func:`~dogs.exact.chains.mixing_time` (:math:`\pi > 0`) would drop exactly the worst ones. Random
 scan starts from the model's ``random_scan_starts`` (one per orbit of a symmetry of :math:`\pi`).
+
+Every row says how its value was obtained (``method``): :data:`EXACT` (every start's distribution
+followed), :data:`TOP_BRACKET` (models with at least ``bracket_min_states`` states whose :math:`\pi`
+sits on one top state: :func:`~dogs.exact.chains.top_state_mixing_bracket`, one backward recursion
+for every start at once), or, for the random scan of the App. A models at large ``n``
+(:func:`level_chain_rows`), :data:`LEVELS_EXACT` / :data:`LEVELS_BRACKET`
+(:mod:`dogs.counterexamples.levels`). Bracketed values are ``t_mix`` (a proven lower bound) and
+``t_mix_upper`` (a proven upper bound); ``t_mix_upper`` is empty when the value is exact.
 """
 
 from __future__ import annotations
@@ -29,8 +37,9 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from dogs.counterexamples.levels import level_chain, random_scan_mixing_bracket
 from dogs.counterexamples.models import ScanOrderModel
-from dogs.exact.chains import mixing_time, systematic_mixing_times
+from dogs.exact.chains import mixing_time, systematic_mixing_times, top_state_mixing_bracket
 
 __all__ = [
     "SCANS",
@@ -41,8 +50,13 @@ __all__ = [
     "SYMMETRIC",
     "NAMED",
     "MAX_PERMUTATION_VARIABLES",
+    "EXACT",
+    "TOP_BRACKET",
+    "LEVELS_EXACT",
+    "LEVELS_BRACKET",
     "block_orders",
     "scan_mixing_rows",
+    "level_chain_rows",
     "permutation_mixing_table",
 ]
 
@@ -58,6 +72,10 @@ SYMMETRIC = "any order (all equivalent by symmetry)"
 NAMED = "paper's named order"
 #: Most variables whose permutations are all enumerated (9! = 362880 systematic scans).
 MAX_PERMUTATION_VARIABLES = 9
+EXACT = "exact (every start followed)"
+TOP_BRACKET = "top-state bracket (backward recursion, every start)"
+LEVELS_EXACT = "level chain (exact lumping)"
+LEVELS_BRACKET = "level chains (merge phase bracketed)"
 
 
 def _perm_index(perms: np.ndarray, order: np.ndarray) -> int:
@@ -136,8 +154,9 @@ def _check_symmetries(model: ScanOrderModel, blocks: list[list[int]], swappable:
 
 
 def scan_mixing_rows(model: ScanOrderModel, epsilon: float, *, enumerate_max_variables: int,
-                     enumerate_max_states: int, progress: Callable[[str], None] | None = None) -> list[dict]:
-    """Exact mixing times of one model: random, best and worst systematic scan, and the paper's named orders.
+                     enumerate_max_states: int, bracket_min_states: int | None = None, random: bool = True,
+                     progress: Callable[[str], None] | None = None) -> list[dict]:
+    r"""Exact mixing times of one model: random, best and worst systematic scan, and the paper's named orders.
 
     Parameters
     ----------
@@ -148,16 +167,23 @@ def scan_mixing_rows(model: ScanOrderModel, epsilon: float, *, enumerate_max_var
     enumerate_max_variables, enumerate_max_states : int
         Best and worst are taken over all permutations when the model has at most this many
         variables and states (see the module docstring otherwise).
+    bracket_min_states : int, optional
+        Models with at least this many states whose top state holds at least :math:`1 - \epsilon` of
+        :math:`\pi` get their named or symmetric systematic scans from
+        :func:`~dogs.exact.chains.top_state_mixing_bracket` (exact when its bounds meet); default: never.
+    random : bool
+        Also the random scan on the full model (False: systematic scans only, e.g. when
+        :func:`level_chain_rows` gives the random scan).
     progress : callable, optional
         Receives progress messages of long mixing-time searches.
 
     Returns
     -------
     list of dict
-        Rows ``model, n, n_variables, n_states, M, bridge_weight, scan, t_mix, order_source, order,
-        seconds``; ``scan`` is one of :data:`SCANS` or :data:`PAPER_ORDER_SCANS`, ``order`` the
-        permutation in the paper's variable names, ``seconds`` the time of the search that found it
-        (the random-scan row includes building the kernels).
+        Rows ``model, n, n_variables, n_states, M, bridge_weight, scan, t_mix, t_mix_upper, method,
+        order_source, order, seconds``; ``scan`` is one of :data:`SCANS` or :data:`PAPER_ORDER_SCANS`,
+        ``order`` the permutation in the paper's variable names, ``seconds`` the time of the search that
+        found it (the first row includes building the kernels).
     """
     if not 0 < epsilon < 0.5:
         raise ValueError(f"epsilon must lie in (0, 1/2), got {epsilon!r}")
@@ -171,14 +197,29 @@ def scan_mixing_rows(model: ScanOrderModel, epsilon: float, *, enumerate_max_var
     }
     rows = []
 
-    def add(scan, t_mix, source, order, seconds):
-        rows.append({**base, "scan": scan, "t_mix": int(t_mix), "order_source": source,
-                     "order": "" if order is None else model.order_names(order), "seconds": round(seconds, 4)})
+    def add(scan, t_mix, source, order, seconds, upper=None, method=EXACT):
+        rows.append({**base, "scan": scan, "t_mix": int(t_mix),
+                     "t_mix_upper": np.nan if upper is None or upper == t_mix else int(upper), "method": method,
+                     "order_source": source, "order": "" if order is None else model.order_names(order),
+                     "seconds": round(seconds + (build_seconds if not rows else 0.0), 4)})
 
-    started = time.perf_counter()
-    t_random = mixing_time(kernels, pi, "random", epsilon=epsilon, starts=model.random_scan_starts)
-    add("random", t_random, "random scan", None, time.perf_counter() - started + build_seconds)
+    if random:
+        started = time.perf_counter()
+        t_random = mixing_time(kernels, pi, "random", epsilon=epsilon, starts=model.random_scan_starts)
+        add("random", t_random, "random scan", None, time.perf_counter() - started)
     named_best, named_worst = model.named_orders["best_systematic"], model.named_orders["worst_systematic"]
+    top = int(np.argmax(pi))
+    bracket = bracket_min_states is not None and model.n_states >= bracket_min_states and pi[top] >= 1 - epsilon
+
+    def one_order(order):
+        """(t_mix, t_mix_upper, method, seconds) of one systematic order."""
+        started = time.perf_counter()
+        if bracket:
+            found = top_state_mixing_bracket(kernels, pi, order, top, epsilon=epsilon)
+            return found.lower, found.upper, TOP_BRACKET, time.perf_counter() - started
+        t = mixing_time(kernels, pi, order, epsilon=epsilon, starts=every, progress=progress)
+        return t, None, EXACT, time.perf_counter() - started
+
     if model.n_vars <= min(enumerate_max_variables, MAX_PERMUTATION_VARIABLES) and model.n_states <= enumerate_max_states:
         started = time.perf_counter()
         perms = np.array(list(itertools.permutations(range(model.n_vars))), dtype=np.int64)
@@ -202,23 +243,42 @@ def scan_mixing_rows(model: ScanOrderModel, epsilon: float, *, enumerate_max_var
         if progress is not None:
             progress(f"{model.name} n={model.n}: {len(classes)} classes of block sequences in {seconds:.1f} s")
     elif model.orders_equivalent:
-        started = time.perf_counter()
-        t = mixing_time(kernels, pi, named_best, epsilon=epsilon, starts=every, progress=progress)
-        seconds = time.perf_counter() - started
+        t, upper, method, seconds = one_order(named_best)
         for scan, order in (("best_systematic", named_best), ("worst_systematic", named_best),
                             ("paper_best_order", named_best), ("paper_worst_order", named_worst)):
-            add(scan, t, SYMMETRIC, order, seconds if scan == "best_systematic" else 0.0)
+            add(scan, t, SYMMETRIC, order, seconds if scan == "best_systematic" else 0.0, upper, method)
     else:
+        found = {scan: one_order(model.named_orders[scan]) for scan in ("best_systematic", "worst_systematic")}
+        for scan, paper_scan in (("best_systematic", "paper_best_order"), ("worst_systematic", "paper_worst_order")):
+            t, upper, method, seconds = found[scan]
+            add(scan, t, NAMED, model.named_orders[scan], seconds, upper, method)
+            add(paper_scan, t, NAMED, model.named_orders[scan], 0.0, upper, method)
+    return rows
+
+
+def level_chain_rows(name: str, n_values, *, M_factor: float, epsilon: float,
+                     progress: Callable[[str], None] | None = None) -> list[dict]:
+    """Random-scan mixing times of an App. A model on its level chain (:mod:`dogs.counterexamples.levels`) at every ``n``.
+
+    Returns
+    -------
+    list of dict
+        Rows ``model, n, n_levels, M, scan ("random"), t_mix, t_mix_upper, method, order_source, seconds``;
+        ``t_mix`` and ``t_mix_upper`` bracket the full model's worst-case mixing time (``t_mix_upper`` empty
+        when they meet).
+    """
+    rows = []
+    for n in n_values:
         started = time.perf_counter()
-        t_best = mixing_time(kernels, pi, named_best, epsilon=epsilon, starts=every, progress=progress)
-        best_seconds = time.perf_counter() - started
-        started = time.perf_counter()
-        t_worst = mixing_time(kernels, pi, named_worst, epsilon=epsilon, starts=every, progress=progress)
-        worst_seconds = time.perf_counter() - started
-        add("best_systematic", t_best, NAMED, named_best, best_seconds)
-        add("worst_systematic", t_worst, NAMED, named_worst, worst_seconds)
-        add("paper_best_order", t_best, NAMED, named_best, 0.0)
-        add("paper_worst_order", t_worst, NAMED, named_worst, 0.0)
+        chain = level_chain(name, n, M_factor=M_factor)
+        lower, upper = random_scan_mixing_bracket(chain, epsilon)
+        seconds = time.perf_counter() - started
+        rows.append({"model": name, "n": int(n), "n_levels": chain.n_levels, "M": chain.M, "scan": "random",
+                     "t_mix": int(lower), "t_mix_upper": np.nan if upper == lower else int(upper),
+                     "method": LEVELS_EXACT if chain.exact else LEVELS_BRACKET, "order_source": "random scan",
+                     "seconds": round(seconds, 4)})
+        if progress is not None:
+            progress(f"{name} n={n}: random scan on {chain.n_levels} levels: t_mix in [{lower}, {upper}] ({seconds:.1f} s)")
     return rows
 
 

@@ -162,10 +162,12 @@ class Experiment:
     """The command line of one experiment family: ``Experiment("ising10", __doc__)`` then ``@exp.step(...)``."""
 
     def __init__(self, family: str, doc: str | None, *, config_section: str | None = "",
-                 check: Callable[[dict], None] | None = None):
-        """``config_section`` is the config key of the settings (default: the family); ``None``: no settings."""
+                 check: Callable[[dict], None] | None = None, settings_schema: dict | None = None):
+        """``config_section`` is the config key of the settings (default: the family); ``None``: settings that
+        are not a config slice, checked against ``settings_schema`` (a JSON schema; ``None``: no settings)."""
         self.family = family
         self.config_section = family if config_section == "" else config_section
+        self.settings_schema = settings_schema
         self.description = (doc or family).strip().splitlines()[0]
         self.check = check
         self.steps: dict[str, Step] = {}
@@ -213,7 +215,9 @@ class Experiment:
             if args.threads < 1:
                 raise SettingsError(f"--threads must be >= 1, got {args.threads}")
             if self.config_section is None:
-                if settings:
+                if self.settings_schema is not None:
+                    validate_settings(settings, self.settings_schema, self.family)
+                elif settings:
                     raise SettingsError(f"{self.family} takes no settings, got {sorted(settings)}")
             else:
                 schema_path = Path(args.schema)

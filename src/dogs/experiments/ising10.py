@@ -168,57 +168,100 @@ def _share_from_one_run(systematic, dogs, iterated):
     return float((np.log(systematic) - np.log(dogs)) / total) if total > 0 else 1.0
 
 
-def guarantee_claims(on_grid: pd.DataFrame, level: float) -> dict:
+def steps_to_reach(lengths, guarantees, level: float) -> float:
+    """The budget ``T`` at which a guarantee curve first reaches ``level``, interpolating ``log(guarantee)``
+    linearly between the grid's lengths (``nan`` if it never does on the grid)."""
+    lengths, logs = np.asarray(lengths, dtype=np.float64), np.log(np.asarray(guarantees, dtype=np.float64))
+    order = np.argsort(lengths)
+    lengths, logs = lengths[order], logs[order]
+    hit = np.flatnonzero(logs <= np.log(level))
+    if hit.size == 0:
+        return math.nan
+    k = hit[0]
+    if k == 0:
+        return float(lengths[0])
+    t0, t1, g0, g1 = lengths[k - 1], lengths[k], logs[k - 1], logs[k]
+    return float(t0 + (t1 - t0) * (np.log(level) - g0) / (g1 - g0))
+
+
+def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
     """The measured side of the §5.1 claims from the guarantee curves (one row per replicate and T).
 
-    Scans are compared, per replicate, at ``T*`` = the first T whose systematic guarantee is at most
-    ``level`` (where a guarantee is useful and not yet vanishingly small); ratios at every T go to the
-    details. A replicate whose systematic guarantee never reaches ``level`` on the grid counts as failing.
+    The paper's convention (DoGS §5, first paragraph): "the numbers in the legend state the best guarantee
+    achieved for each algorithm plotted", i.e. the value at the end of the plotted axis. The axis end is a
+    setting of ours (the paper does not give its T axis), so every quantity judged there is also reported
+    across T, with the range of axis ends for which the verdict would hold. A guarantee of 1 or more
+    certifies nothing; comparisons "for all T" are made where the systematic guarantee is below 1.
     """
-    first = on_grid[on_grid["systematic"] <= level].sort_values("T").groupby("replicate").head(1).set_index("replicate")
+    t_end = int(on_grid["T"].max())
+    end = on_grid[on_grid["T"] == t_end].set_index("replicate")
     replicates = sorted(on_grid["replicate"].unique())
-    missing = [int(r) for r in replicates if r not in first.index]
-    at = f"T* = first T with systematic guarantee <= {level:g}"
-    t_star = {int(r): int(row["T"]) for r, row in first.iterrows()}
-    t_text = f"T* = {min(t_star.values())}..{max(t_star.values())}" if t_star else "T* not reached"
-    missing_text = f"; {len(missing)} replicates never reach {level:g} on the grid" if missing else ""
+    certified = on_grid[on_grid["systematic"] < 1]
+    span = f"T = {int(on_grid['T'].min())}..{t_end}, {len(replicates)} replicates"
 
-    uniform_over_systematic = first["uniform"] / first["systematic"]
+    uniform_over_systematic = certified["uniform"] / certified["systematic"]
     better = on_grid["systematic"] < on_grid["uniform"]
-    min_ratio = float(uniform_over_systematic.min()) if not missing and len(first) else math.nan
     claims = {"dogs_s51_systematic_beats_uniform": measured(
-        f"systematic < uniform at {int(better.sum())}/{better.size} (replicate, T) points (T = "
-        f"{int(on_grid['T'].min())}..{int(on_grid['T'].max())}, {len(replicates)} replicates); at {t_text} "
-        f"uniform/systematic = {uniform_over_systematic.min():.3g}..{uniform_over_systematic.max():.3g}{missing_text}",
-        {"share_better": float(better.mean()), "min_ratio_at_comparison": min_ratio},
-        comparison=at, T_star=t_star, ratio_at_T_star={int(k): float(v) for k, v in uniform_over_systematic.items()},
-        smallest_ratio_any_T=float((on_grid["uniform"] / on_grid["systematic"]).min()))}
+        f"systematic < uniform at {int(better.sum())}/{better.size} (replicate, T) points ({span}); wherever the "
+        f"systematic guarantee is below 1 (T >= {int(certified['T'].min())}) uniform/systematic is at least "
+        f"{uniform_over_systematic.min():.3g}; at the axis end {(end['uniform'] / end['systematic']).min():.3g}.."
+        f"{(end['uniform'] / end['systematic']).max():.3g}",
+        {"share_better": float(better.mean()),
+         "min_ratio_where_certified": float(uniform_over_systematic.min()) if len(certified) else math.nan},
+        ratio_at_axis_end={int(k): float(v) for k, v in (end["uniform"] / end["systematic"]).items()})}
 
-    orders = -np.log10(first["dogs"] / first["systematic"])
-    median_orders = float(orders.median()) if not missing and len(orders) else math.nan
+    orders_end = -np.log10(end["dogs"] / end["systematic"])
     by_t = on_grid.assign(orders=-np.log10(on_grid["dogs"] / on_grid["systematic"])).groupby("T")["orders"].median()
-    picks = [t for t in (by_t.index[len(by_t) // 10], by_t.index[len(by_t) // 4], by_t.index[len(by_t) // 2], by_t.index[-1])]
-    across = ", ".join(f"10^{by_t[t]:.2f} at T = {t}" for t in dict.fromkeys(picks))
+    from_t = {level: first_staying_at_or_below(by_t.index, -by_t.to_numpy(), -level) for level in (1.5, 2.0)}
+    picks = dict.fromkeys(by_t.index[[len(by_t) // 8, len(by_t) // 4, len(by_t) // 2, -1]])
     claims["dogs_s51_dogs_two_orders"] = measured(
-        f"at {t_text}: systematic/DoGS = 10^{median_orders:.2f} (median over replicates; range "
-        f"10^{orders.min():.2f}..10^{orders.max():.2f}){missing_text}; across T the median ratio is {across}",
-        {"median_orders_at_comparison": median_orders},
-        comparison=at, T_star=t_star, orders_at_T_star={int(k): float(v) for k, v in orders.items()},
-        median_orders_by_T={int(t): float(v) for t, v in by_t.items()})
+        f"at the axis end T = {t_end} (legend convention): systematic/DoGS = 10^{orders_end.median():.2f} (median over "
+        f"{len(replicates)} replicates; range 10^{orders_end.min():.2f}..10^{orders_end.max():.2f}). The axis end is "
+        f"ours: the median ratio grows with T ({', '.join(f'10^{by_t[t]:.2f} at T = {t}' for t in picks)}), so it "
+        f"is at least 10^1.5 for axis ends T >= {from_t[1.5]} and 10^2 for T >= {from_t[2.0]} "
+        f"(see dogs_s51_budget_ratio for what the gain buys)",
+        {"median_orders_at_axis_end": float(orders_end.median())},
+        T_axis_end=t_end, orders_at_axis_end={int(k): float(v) for k, v in orders_end.items()},
+        median_orders_by_T={int(t): float(v) for t, v in by_t.items()},
+        axis_end_from_which_at_least={"1.5": from_t[1.5], "2.0": from_t[2.0]})
 
-    shares = np.array([_share_from_one_run(r["systematic"], r["dogs"], r["dogs_iterated"]) for _, r in first.iterrows()])
-    further = -np.log10(first["dogs_iterated"] / first["dogs"])
-    median_share = float(np.median(shares)) if not missing and shares.size else math.nan
+    ratios = {}
+    for level in budget_levels:
+        per_rep = []
+        for _, group in on_grid.groupby("replicate"):
+            t_sys = steps_to_reach(group["T"], group["systematic"], level)
+            t_dogs = steps_to_reach(group["T"], group["dogs"], level)
+            per_rep.append(t_dogs / t_sys)
+        ratios[float(level)] = per_rep
+    claims["dogs_s51_budget_ratio"] = measured(
+        "steps DoGS needs to reach the systematic scan's guarantee, as a share of the systematic scan's "
+        "(median over replicates, log-linear interpolation on the T grid): "
+        + ", ".join(f"{np.nanmedian(r):.0%} at {level:g} (range {np.nanmin(r):.0%}..{np.nanmax(r):.0%})"
+                    for level, r in ratios.items()),
+        float(np.nanmedian(np.concatenate([np.asarray(r) for r in ratios.values()]))),
+        by_level={f"{level:g}": r for level, r in ratios.items()})
+
+    shares_end = np.array([_share_from_one_run(r["systematic"], r["dogs"], r["dogs_iterated"]) for _, r in end.iterrows()])
+    shares_all = certified.assign(share=[_share_from_one_run(r["systematic"], r["dogs"], r["dogs_iterated"])
+                                         for _, r in certified.iterrows()])
+    smallest_by_t = shares_all.groupby("T")["share"].min()
     claims["dogs_s51_bulk_single_run"] = measured(
-        f"at {t_text}: one run of Algorithm 2 gives {median_share:.0%} of the log-improvement of iterated DoGS "
-        f"(median over replicates; min {shares.min():.0%})" if shares.size else "no replicate reaches T*",
-        {"median_share": median_share, "min_share": float(shares.min()) if shares.size and not missing else math.nan},
-        comparison=at, share_by_replicate={int(k): float(v) for k, v in zip(first.index, shares)})
+        f"at the axis end T = {t_end}: one run of Algorithm 2 gives {np.median(shares_end):.0%} of the log-improvement "
+        f"of iterated DoGS (median over replicates; smallest {shares_end.min():.0%}, "
+        f"{int((shares_end > 0.5).sum())} of {shares_end.size} replicates above half); over every certified T "
+        f"(systematic guarantee < 1) and replicate it gives {shares_all['share'].min():.0%}..{shares_all['share'].max():.0%}, "
+        f"and every replicate is above half at {int((smallest_by_t > 0.5).sum())} of {smallest_by_t.size} such axis ends",
+        {"median_share": float(np.median(shares_end)), "min_share": float(shares_end.min())},
+        share_by_replicate={int(k): float(v) for k, v in zip(end.index, shares_end)},
+        share_range_certified_T=[float(shares_all["share"].min()), float(shares_all["share"].max())],
+        smallest_share_by_T={int(t): float(v) for t, v in smallest_by_t.items()})
+
+    further = -np.log10(end["dogs_iterated"] / end["dogs"])
     claims["dogs_s51_iterated_adds"] = measured(
-        f"at {t_text}: iterating Algorithm 2 lowers the guarantee by a further 10^{further.median():.2f} (median over "
-        f"replicates; range 10^{further.min():.2f}..10^{further.max():.2f})",
-        {"median_further_orders": float(further.median()) if not missing and len(further) else math.nan},
-        comparison=at, further_orders_by_replicate={int(k): float(v) for k, v in further.items()})
+        f"at the axis end T = {t_end}: iterating Algorithm 2 lowers the guarantee by a further 10^{further.median():.2f} "
+        f"(median over replicates; range 10^{further.min():.2f}..10^{further.max():.2f})",
+        {"median_further_orders": float(further.median()), "min_further_orders": float(further.min())},
+        further_orders_by_replicate={int(k): float(v) for k, v in further.items()})
     return claims
 
 
@@ -232,7 +275,7 @@ def summarise(ctx):
     wide["ratio_dogs_over_systematic"] = wide["dogs"] / wide["systematic"]
     wide["ratio_iterated_over_systematic"] = wide["dogs_iterated"] / wide["systematic"]
     on_grid = wide[wide["T"].isin(grid)]
-    claims = guarantee_claims(on_grid, cfg["comparison_level"])
+    claims = guarantee_claims(on_grid, cfg["budget_levels"])
     # beyond the paper: when does the measured marginal error of each scan reach twice the noise floor?
     for path in ctx.inputs("measured"):
         errors = pd.read_csv(path)

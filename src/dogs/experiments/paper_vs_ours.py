@@ -2,7 +2,9 @@
 
 Step ``summarise`` (see :mod:`dogs.experiments._cli`): inputs ``claims`` (``config/paper_claims.yaml``) and
 ``measured`` (every family's measured claims), outputs ``md`` and ``csv`` (and optionally ``html``, the page of
-the Snakemake report).
+the Snakemake report). Its settings are not a config slice but what the workflow found in the data directory:
+``{"needs_data": {family: data set}}`` names the experiment families it skipped for want of their data set;
+their rows read "needs data" (never "not reproduced"), counted in the summary line.
 
 Never hand-edit the output: it is regenerated from ``config/paper_claims.yaml``
 and the measured claims that the experiments write.
@@ -15,18 +17,33 @@ import json
 
 import pandas as pd
 
-from dogs.claims import VERDICTS, ClaimsError, describe, load_measured, load_paper_claims, verdict
+from dogs.claims import (NEEDS_DATA, NOT_YET_RUN, VERDICTS, ClaimsError, describe, load_measured,
+                         load_paper_claims, verdict)
 from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import atomic_path, write_csv
 
-COLUMNS = ["id", "paper", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict", "reading",
-           "paper_evidence"]
+COLUMNS = ["id", "paper", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict", "verdict_by_seed",
+           "reading", "paper_evidence"]
 
 
-def row_verdict(row: dict, got: dict | None) -> str:
-    """The verdict of one row: the criterion applied to the measured value, or "not yet run"."""
+SETTINGS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "needs_data": {
+            "type": "object",
+            "additionalProperties": {"type": "string", "minLength": 1},
+            "description": "experiment family -> the absent data set it needs (rules/common.smk, data_claims)",
+        },
+    },
+    "additionalProperties": False,
+}
+
+
+def row_verdict(row: dict, got: dict | None, needs_data: dict | None = None) -> str:
+    """The verdict of one row: the criterion applied to the measured value, or "needs data" when the row's family
+    waits for an absent data set, or "not yet run"."""
     if got is None:
-        return "not yet run"
+        return NEEDS_DATA if row["family"] in (needs_data or {}) else NOT_YET_RUN
     if "criterion" not in row:
         raise ClaimsError(f"claim {row['id']!r} is measured but paper_claims.yaml gives it no criterion")
     try:
@@ -35,20 +52,38 @@ def row_verdict(row: dict, got: dict | None) -> str:
         raise ClaimsError(f"claim {row['id']!r}: {exc}") from None
 
 
-def build_table(paper_rows: list[dict], measured: dict, smoke: bool) -> pd.DataFrame:
+def seed_verdicts(row: dict, got: dict | None) -> str:
+    """The verdict of each independent seed of a noisy claim (``by_seed``), e.g. "3 seeds: reproduced, reproduced,
+    reproduced"; empty when the claim has no seeds."""
+    if got is None or "by_seed" not in got:
+        return ""
+    return f"{len(got['by_seed'])} seeds: " + ", ".join(row_verdict(row, {"value": v}) for v in got["by_seed"])
+
+
+def build_table(paper_rows: list[dict], measured: dict, smoke: bool, needs_data: dict | None = None) -> pd.DataFrame:
+    """One row per paper claim; ``needs_data`` maps the families skipped for want of data to their data set."""
+    needs_data = needs_data or {}
     unknown = sorted(set(measured) - {row["id"] for row in paper_rows})
     if unknown:
         raise ClaimsError(f"measured claims with no row in paper_claims.yaml: {', '.join(unknown)}")
+    unknown = sorted(set(needs_data) - {row["family"] for row in paper_rows})
+    if unknown:
+        raise ClaimsError(f"families said to need data have no row in paper_claims.yaml: {', '.join(unknown)}")
+    contradicted = sorted(row["id"] for row in paper_rows if row["family"] in needs_data and row["id"] in measured)
+    if contradicted:
+        raise ClaimsError(f"claims measured although their family waits for its data set: {', '.join(contradicted)}")
     records = []
     for row in paper_rows:
         got = measured.get(row["id"])
+        missing = needs_data.get(row["family"])
         records.append(
             {
                 **{k: str(row[k]).strip() for k in COLUMNS[:5]},
                 "quantity": str(row.get("quantity", "")).strip(),
                 "criterion": describe(row["criterion"]) if "criterion" in row else "",
-                "ours": got["ours"] if got else "",
-                "verdict": row_verdict(row, got),
+                "ours": got["ours"] if got else (f"needs data set {missing} (README, Data)" if missing else ""),
+                "verdict": row_verdict(row, got, needs_data),
+                "verdict_by_seed": seed_verdicts(row, got),
                 "reading": " ".join(str(row.get("reading", "")).split()),
                 "paper_evidence": json.dumps(row["paper_evidence"]) if "paper_evidence" in row else "",
             }
@@ -63,7 +98,8 @@ def _cells(row) -> list:
     compared = "; ".join(x for x in (row["quantity"], row["criterion"]) if x) or "—"
     paper_value = row["paper_value"] + (f" (as the criterion's quantities: {row['paper_evidence']})"
                                         if row["paper_evidence"] else "")
-    return [row["paper"], row["where"], row["claim"], paper_value, compared, row["ours"] or "—", row["verdict"]]
+    shown = row["verdict"] + (f" ({row['verdict_by_seed']})" if row["verdict_by_seed"] else "")
+    return [row["paper"], row["where"], row["claim"], paper_value, compared, row["ours"] or "—", shown]
 
 
 def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
@@ -79,9 +115,10 @@ def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
         "under `claims/`; do not edit by hand.",
         "",
     ]
-    counts = table["verdict"].value_counts()
-    lines.append("Summary: " + ", ".join(f"{v}: {counts.get(v, 0)}" for v in VERDICTS))
+    lines.append("Summary: " + _summary(table))
     lines.append("")
+    if (table["verdict"] == NEEDS_DATA).any():
+        lines += [_NEEDS_DATA_NOTE, ""]
     header = ["paper", "where", "claim", "paper", "compared", "ours", "verdict"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
@@ -92,31 +129,40 @@ def to_markdown(table: pd.DataFrame, smoke: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _summary(table: pd.DataFrame) -> str:
+    counts = table["verdict"].value_counts()
+    return ", ".join(f"{v}: {counts.get(v, 0)}" for v in VERDICTS)
+
+
+_NEEDS_DATA_NOTE = ("Rows marked 'needs data' belong to experiments that did not run for want of their data set (absent "
+                    "from the data directory, or failing its checksum), which is not 'not reproduced'; the README's "
+                    "Data section says how to add it.")
+
 _VERDICT_COLOURS = {"reproduced": "#d8f0d8", "partly": "#fff2c8", "inconclusive": "#ece0f4",
-                    "not reproduced": "#f8d4d4", "information": "#e4ecf8", "not yet run": "#eeeeee"}
+                    "not reproduced": "#f8d4d4", "information": "#e4ecf8", NEEDS_DATA: "#dff2f2",
+                    NOT_YET_RUN: "#eeeeee"}
 
 
 def to_html(table: pd.DataFrame, smoke: bool) -> str:
     """The table as a self-contained HTML page (for the Snakemake report), one colour per verdict."""
-    counts = table["verdict"].value_counts()
     rows = []
     for _, r in table.iterrows():
         rows.append(f'<tr style="background:{_VERDICT_COLOURS[r["verdict"]]}">'
                     + "".join(f"<td>{html.escape(str(c))}</td>" for c in [*_cells(r), r["reading"] or "—"]) + "</tr>")
     warning = ("<p><strong>SMOKE RUN: tiny settings, NOT comparable with the paper.</strong></p>" if smoke else "")
+    needs_data = f"<p>{html.escape(_NEEDS_DATA_NOTE)}</p>" if (table["verdict"] == NEEDS_DATA).any() else ""
     header = "".join(f"<th>{h}</th>" for h in ("paper", "where", "claim", "paper's value", "compared", "ours", "verdict",
                                               "how the criterion reads the paper"))
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Paper vs ours</title><style>"
         "body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse} "
         "td,th{border:1px solid #bbb;padding:4px;vertical-align:top;text-align:left}</style></head><body>"
-        f"<h1>Paper vs ours</h1>{warning}<p>Summary: "
-        + ", ".join(f"{v}: {counts.get(v, 0)}" for v in VERDICTS)
-        + f"</p><table><thead><tr>{header}</tr></thead><tbody>{''.join(rows)}</tbody></table></body></html>\n"
+        f"<h1>Paper vs ours</h1>{warning}<p>Summary: {html.escape(_summary(table))}</p>{needs_data}"
+        f"<table><thead><tr>{header}</tr></thead><tbody>{''.join(rows)}</tbody></table></body></html>\n"
     )
 
 
-EXPERIMENT = Experiment("paper_vs_ours", __doc__, config_section=None)
+EXPERIMENT = Experiment("paper_vs_ours", __doc__, config_section=None, settings_schema=SETTINGS_SCHEMA)
 
 
 @EXPERIMENT.step("summarise")
@@ -125,7 +171,8 @@ def summarise(ctx):
     if not claims.is_file():
         raise SettingsError(f"the paper's claims file {claims} does not exist")
     measured = ctx.inputs("measured") if ctx.has_input("measured") else []
-    table = build_table(load_paper_claims(claims), load_measured(measured), ctx.smoke)
+    table = build_table(load_paper_claims(claims), load_measured(measured), ctx.smoke,
+                        ctx.settings.get("needs_data"))
     write_csv(table, ctx.output("csv"))
     with atomic_path(ctx.output("md")) as tmp:
         tmp.write_text(to_markdown(table, ctx.smoke))

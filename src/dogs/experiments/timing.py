@@ -541,12 +541,15 @@ def build_claims(main: dict, small: dict, epsilon: pd.DataFrame | None = None) -
             seconds_per_step_dogs=main["seconds_per_step_dogs"], loadavg=main["loadavg"]["systematic"]),
     }
     for key, summary in (("timing_e2e_dogs_length", main), ("timing_e2e_dogs_length_small", small)):
-        these = [t["dogs_length"] for t in summary["trials"]]
+        trials = sorted(summary["trials"], key=lambda t: t["trial"])
+        these = [t["dogs_length"] for t in trials]
         claims[key] = measured(
-            f"{summary['dogs_length']} (bound {summary['dogs_bound']:.3g} <= eps {summary['systematic_bound']:.3g}; "
-            f"{summary['side']}x{summary['side']}, T = {summary['systematic_length']:,}"
-            + (f"; trials: {these}" if len(these) > 1 else "") + ")",
-            {"min_length": min(these), "max_length": max(these)}, dogs_length=these,
+            f"{these[0]} on our Fig. {2 if key == 'timing_e2e_dogs_length' else 11} grid (trial 0; bound "
+            f"{summary['dogs_bound']:.3g} <= eps {summary['systematic_bound']:.3g}; {summary['side']}x{summary['side']}, "
+            f"T = {summary['systematic_length']:,})"
+            + (f"; the independent grids of Fig. 10, for which the paper states nothing: {these[1:]}" if len(these) > 1
+               else ""),
+            {"fig2_grid_length": these[0], "min_length": min(these), "max_length": max(these)}, dogs_length=these,
             dogs_bound=summary["dogs_bound"], epsilon=summary["systematic_bound"])
 
     for key, summary in (("timing_e2e_speedup", main), ("timing_e2e_speedup_small", small)):

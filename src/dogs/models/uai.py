@@ -1,4 +1,4 @@
-r"""Pairwise Markov networks in the UAI format, read into :class:`~dogs.models.DiscretePairwiseMRF`.
+r"""Markov networks in the UAI format: a strict reader, and the pairwise (or Theorem 12) models they define.
 
 The UAI format (UAI inference competitions) for a ``MARKOV`` network is a whitespace-separated list:
 the word ``MARKOV``; the number of variables ``p``; their cardinalities ``K_1 .. K_p``; the number of
@@ -13,11 +13,27 @@ network is :math:`\pi(x) \propto \prod_f \phi_f(x_{S_f})`, so in the log-linear 
 
 Factors over one or two variables give a pairwise model (several on the same scope are multiplied; a
 scope given as ``(j, i)`` is transposed); an empty scope is a constant and only shifts :math:`\log Z`.
-Binary networks with larger factors are read in the parity form of DoGS Theorem 12
-(:func:`read_uai_binary_factors`).
-Entries must be positive and finite: Gibbs sampling and the influence bounds of DoGS Theorems 10-12
-need positive potentials. Anything else is refused with a message that names the factor, rather than
-read in part.
+A network whose variables all have two states becomes a ±1 model (:func:`binary_pairwise_terms`,
+label 0 = spin -1); binary networks with larger factors are read in the parity form of DoGS
+Theorem 12 (:func:`parity_form`).
+
+What the reader accepts (anything else is refused with a :class:`UAIError` naming the file, the line
+and the factor, before a model is built):
+
+- plain ASCII only, counts and indices as digit strings (no signs, ``_`` separators or non-ASCII
+  digits), table entries as decimal numbers (no ``inf``, ``nan`` or hexadecimal);
+- the cardinalities on one line, the line after the number of variables, so that a header that declares
+  more or fewer variables than it lists is caught ("declares N variables, found k") instead of shifting
+  every later number (pgmpy's writer and the competition files lay the preamble out this way);
+- counts that fit the file (a declared size larger than the rest of the file could hold is refused
+  before anything is allocated), at most :data:`MAX_CARDINALITY` states per variable,
+  :data:`MAX_SCOPE` variables and :data:`MAX_TABLE_ENTRIES` entries per factor;
+- entries that are positive and finite: Gibbs sampling and the influence bounds of DoGS
+  Theorems 10-12 need positive potentials.
+
+The numbers are read by numba kernels in one pass over the bytes (:mod:`dogs._kernels.uai`; every entry
+reads exactly as Python's ``float`` reads it), and the pairwise and ±1 models are assembled with array
+operations, so a 10^6-variable grid file loads in about a second (``python -m dogs.benchmarks.uai``).
 
 We parse the format ourselves instead of using pgmpy's reader: pgmpy reports a malformed file as a
 parser exception at a character offset (a truncated table, a negative entry), whereas a checked
@@ -27,139 +43,409 @@ reader can say which factor is wrong and why, and it keeps the pairwise structur
 from __future__ import annotations
 
 import itertools
-import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from dogs.models.discrete import DiscretePairwiseMRF
 
-__all__ = ["UAIError", "pairwise_model", "parity_form", "read_uai", "read_uai_binary_factors", "read_uai_factors",
-           "to_binary_pairwise", "write_uai"]
+__all__ = ["MAX_CARDINALITY", "MAX_SCOPE", "MAX_TABLE_ENTRIES", "UAIError", "UAINetwork", "UAITooLargeError",
+           "binary_pairwise_terms", "pairwise_model", "parity_form", "read_uai", "read_uai_binary_factors",
+           "read_uai_factors", "read_uai_model", "read_uai_network", "to_binary_pairwise", "write_uai"]
 
 #: Largest cardinality accepted (a Gibbs update tabulates every state of a variable).
 MAX_CARDINALITY = 1 << 16
 #: Largest table of one factor (entries).
 MAX_TABLE_ENTRIES = 1 << 24
+#: Largest scope of one factor (variables).
+MAX_SCOPE = 64
 
 
 class UAIError(ValueError):
     """A UAI file that is malformed or outside what the package supports; the message says where."""
 
 
-class _Tokens:
-    def __init__(self, text: str, source: str):
-        self.items = text.split()
-        self.position = 0
+class UAITooLargeError(UAIError):
+    """A well-formed UAI file whose tables would need more memory than the caller allows."""
+
+
+@dataclass(frozen=True, eq=False)
+class UAINetwork:
+    """A ``MARKOV`` network as read from a file, in flat arrays.
+
+    Factor ``f`` has the scope ``scope_vars[scope_starts[f]:scope_starts[f + 1]]`` and the log table
+    ``log_values[table_starts[f]:table_starts[f + 1]]`` (C order over the scope, the last variable
+    changing fastest).
+    """
+
+    cardinalities: np.ndarray
+    scope_starts: np.ndarray
+    scope_vars: np.ndarray
+    table_starts: np.ndarray
+    log_values: np.ndarray
+    source: str = "network"
+
+    @property
+    def n_vars(self) -> int:
+        return self.cardinalities.size
+
+    @property
+    def n_factors(self) -> int:
+        return self.scope_starts.size - 1
+
+    @property
+    def scope_sizes(self) -> np.ndarray:
+        sizes = self.__dict__.get("_sizes")
+        if sizes is None:
+            sizes = np.diff(self.scope_starts)
+            object.__setattr__(self, "_sizes", sizes)
+        return sizes
+
+    def factors(self) -> list[tuple[tuple[int, ...], np.ndarray]]:
+        """The factors as ``(scope, log table)`` pairs, each table shaped by its scope's cardinalities."""
+        out = []
+        for f in range(self.n_factors):
+            scope = tuple(int(v) for v in self.scope_vars[self.scope_starts[f]:self.scope_starts[f + 1]])
+            shape = tuple(int(self.cardinalities[v]) for v in scope)
+            out.append((scope, self.log_values[self.table_starts[f]:self.table_starts[f + 1]].reshape(shape)))
+        return out
+
+
+# ------------------------------------------------------------------------------------------ reading
+class _Reader:
+    """The bytes of one file and the messages that point into them."""
+
+    def __init__(self, data: bytes, source: str):
+        self.data = data
+        self.buf = np.frombuffer(data, dtype=np.uint8)
         self.source = source
 
-    def next(self, what: str) -> str:
-        if self.position >= len(self.items):
-            raise UAIError(f"{self.source}: the file ends where {what} was expected (truncated?)")
-        self.position += 1
-        return self.items[self.position - 1]
+    def line(self, position: int) -> int:
+        return self.data.count(b"\n", 0, position) + 1
 
-    def integer(self, what: str, minimum: int = 0) -> int:
-        token = self.next(what)
-        try:
-            value = int(token)
-        except ValueError:
-            raise UAIError(f"{self.source}: {what} must be an integer, got {token!r}") from None
-        if value < minimum:
-            raise UAIError(f"{self.source}: {what} must be at least {minimum}, got {value}")
-        return value
+    def token(self, start: int, end: int) -> str:
+        text = self.data[start:min(end, start + 24)].decode("ascii", "replace")
+        return repr(text + ("..." if end - start > 24 else ""))
 
-    def number(self, what: str) -> float:
-        token = self.next(what)
-        try:
-            return float(token)
-        except ValueError:
-            raise UAIError(f"{self.source}: {what} must be a number, got {token!r}") from None
+    def fail(self, message: str, position: int | None = None, error=UAIError):
+        where = f" (line {self.line(position)})" if position is not None else ""
+        raise error(f"{self.source}: {message}{where}")
+
+    def tokens_on_line(self, position: int) -> tuple[int, int]:
+        """``(line, number of tokens on it)`` for the line where the first token at or after ``position`` starts."""
+        from dogs._kernels.uai import next_token
+
+        start, _ = next_token(self.buf, position)
+        line_start = self.data.rfind(b"\n", 0, start) + 1
+        line_end = self.data.find(b"\n", start)
+        line = self.buf[line_start: len(self.data) if line_end < 0 else line_end]
+        space = (line == 32) | ((line >= 9) & (line <= 13))
+        starts = int(np.count_nonzero(space[:-1] & ~space[1:])) + int(line.size > 0 and not space[0])
+        return self.line(start), starts
+
+    def integers(self, position: int, count: int, what) -> tuple[np.ndarray, int]:
+        """``count`` counts or indices from ``position``; ``what(k)`` names the k-th for messages."""
+        from dogs._kernels import uai as kernels
+
+        out = np.empty(count, dtype=np.int64)
+        position, n_read, status, start, end = kernels.read_integers(self.buf, position, out)
+        if status == kernels.STATUS_END:
+            self.fail(f"the file ends where {what(n_read)} was expected (truncated?)")
+        if status == kernels.STATUS_TOO_LARGE:
+            self.fail(f"{what(n_read)} is {self.token(start, end)}, far beyond what the package supports", start)
+        if status != kernels.STATUS_OK:
+            self.fail(f"{what(n_read)} must be a whole number written with the digits 0-9, got {self.token(start, end)}",
+                      start)
+        return out, position
+
+
+def read_uai_network(path, *, max_table_entries: int | None = None) -> UAINetwork:
+    """Read a ``MARKOV`` UAI file strictly (see the module docstring for what is accepted).
+
+    Parameters
+    ----------
+    path : str or Path
+    max_table_entries : int, optional
+        Refuse, with :class:`UAITooLargeError` and before reading any table, a file whose tables hold
+        more entries than this in total (each takes 8 bytes, and a model built from it more).
+
+    Raises
+    ------
+    UAIError
+        A malformed or unsupported file; the message names the file, the line and the factor.
+    """
+    from dogs._kernels import uai as kernels
+
+    path = Path(path)
+    source = str(path)
+    if not path.exists():
+        raise UAIError(f"{source}: no such file")
+    if not path.is_file():
+        raise UAIError(f"{source}: not a regular file (a directory, device or pipe cannot be read as a UAI file)")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UAIError(f"{source}: cannot be read ({exc.strerror or exc})") from None
+    r = _Reader(data, source)
+    if data and int(r.buf.max()) >= 128:
+        at = int(np.argmax(r.buf >= 128))
+        r.fail(f"byte 0x{data[at]:02x} is not ASCII; UAI files are plain ASCII text (digits such as '１' are not "
+               "numbers here)", at)
+
+    start, end = kernels.next_token(r.buf, 0)
+    if start == end:
+        r.fail("the file is empty")
+    kind = data[start:end].decode("ascii")
+    if kind.upper() != "MARKOV":
+        r.fail(f"only MARKOV networks are supported, the file starts with {r.token(start, end)}", start)
+
+    (n_vars,), position = r.integers(end, 1, lambda k: "the number of variables")
+    header_line = r.line(position)
+    if n_vars < 1:
+        r.fail("the number of variables must be at least 1, got 0", position)
+    cards_line, found = r.tokens_on_line(position)
+    if found != n_vars:
+        r.fail(f"declares {n_vars} variables (line {header_line}), found {found} cardinalities on line {cards_line} "
+               "(the cardinalities go on one line)")
+    cards, position = r.integers(position, n_vars, lambda k: f"the cardinality of variable {k} "
+                                                              f"(the file declares {n_vars} variables)")
+    if cards.min() < 2:
+        i = int(np.argmin(cards))
+        r.fail(f"variable {i} has cardinality {cards[i]}; every variable needs at least 2 states")
+    if cards.max() > MAX_CARDINALITY:
+        i = int(np.argmax(cards))
+        r.fail(f"variable {i} has {cards[i]} states; at most {MAX_CARDINALITY} are supported")
+
+    (n_factors,), position = r.integers(position, 1, lambda k: "the number of factors")
+    if n_factors > (len(data) - position) // 4:
+        r.fail(f"declares {n_factors} factors, but the rest of the file is too short for that many "
+               "(each needs a scope and a table)", position)
+    sizes = np.empty(n_factors, dtype=np.int64)
+    position, scope_vars, f, status, start, end = kernels.read_scopes(r.buf, position, sizes, MAX_SCOPE)
+    if status == kernels.STATUS_END:
+        r.fail(f"the file ends inside the scope of factor {f} of {n_factors} (truncated, or fewer factors than "
+               "declared?)")
+    if status == kernels.STATUS_TOO_LARGE:
+        r.fail(f"factor {f}'s scope has {r.token(start, end)} variables; at most {MAX_SCOPE} are supported", start)
+    if status != kernels.STATUS_OK:
+        r.fail(f"factor {f}'s scope must list whole numbers (its size, then variable indices), got "
+               f"{r.token(start, end)}", start)
+    scope_starts = np.zeros(n_factors + 1, dtype=np.int64)
+    np.cumsum(sizes, out=scope_starts[1:])
+    if scope_vars.size and scope_vars.max() >= n_vars:
+        k = int(np.argmax(scope_vars >= n_vars))
+        f = int(np.searchsorted(scope_starts, k, side="right") - 1)
+        r.fail(f"factor {f} names variable {scope_vars[k]}, but there are only {n_vars} (0..{n_vars - 1})")
+    _check_distinct(scope_vars, sizes, scope_starts, r)
+    entries = _table_entries(cards, scope_vars, sizes, scope_starts, r)
+    table_starts = np.zeros(n_factors + 1, dtype=np.int64)
+    np.cumsum(entries, out=table_starts[1:])
+    total = int(table_starts[-1])
+    if total > (len(data) - position) // 2:
+        r.fail(f"the scopes call for {total} table entries, but the rest of the file is too short to hold them "
+               "(wrong scopes or cardinalities?)")
+    if max_table_entries is not None and total > max_table_entries:
+        r.fail(f"the tables hold {total} entries ({8 * total / 1e9:.3g} GB as numbers), more than the "
+               f"{max_table_entries} allowed", error=UAITooLargeError)
+
+    values = np.empty(total, dtype=np.float64)
+    position, slow, f, status, start, end, count = kernels.read_tables(r.buf, position, entries, values)
+    if status == kernels.STATUS_END:
+        r.fail(f"the file ends inside the table of factor {f} (truncated?)")
+    if status == kernels.STATUS_WRONG_COUNT:
+        r.fail(f"factor {f} over variables {_scope(scope_vars, scope_starts, f)} needs {entries[f]} entries, "
+               f"the file says {count}", start)
+    if status == kernels.STATUS_TOO_LARGE:
+        r.fail(f"the entry count of factor {f} is {r.token(start, end)}; it needs {entries[f]}", start)
+    if status != kernels.STATUS_OK:
+        what = "the entry count" if count < 0 else "an entry"
+        kind = "a whole number" if count < 0 else "a decimal number such as 0.25 or 1e-3"
+        r.fail(f"{what} of factor {f} must be {kind}, got {r.token(start, end)}", start)
+    for at, start, end in slow.tolist():
+        values[at] = float(data[start:end])
+    start, end = kernels.next_token(r.buf, position)
+    if start < len(data):
+        r.fail(f"unexpected {r.token(start, end)} after the last table (wrong counts, or more tables than factors?)",
+               start)
+    good = np.isfinite(values) & (values > 0)
+    if not good.all():
+        k = int(np.argmin(good))
+        f = int(np.searchsorted(table_starts, k, side="right") - 1)
+        r.fail(f"factor {f} has the entry {values[k]:g}; entries must be positive and finite "
+               "(zeros are hard constraints, which Gibbs sampling and the influence bounds do not support)")
+    np.log(values, out=values)
+    return UAINetwork(cards, scope_starts, scope_vars, table_starts, values, source)
+
+
+def _scope(scope_vars, scope_starts, f) -> tuple[int, ...]:
+    return tuple(int(v) for v in scope_vars[scope_starts[f]:scope_starts[f + 1]])
+
+
+def _check_distinct(scope_vars, sizes, scope_starts, r: _Reader) -> None:
+    """No scope names a variable twice (pairs compared directly, larger scopes sorted)."""
+    pairs = np.flatnonzero(sizes == 2)
+    same = scope_vars[scope_starts[pairs]] == scope_vars[scope_starts[pairs] + 1]
+    if same.any():
+        f = int(pairs[np.argmax(same)])
+        r.fail(f"factor {f} names variable {scope_vars[scope_starts[f]]} twice in its scope")
+    for f in np.flatnonzero(sizes > 2).tolist():
+        scope = np.sort(scope_vars[scope_starts[f]:scope_starts[f + 1]])
+        if np.any(scope[1:] == scope[:-1]):
+            r.fail(f"factor {f} names variable {scope[1:][scope[1:] == scope[:-1]][0]} twice in its scope")
+
+
+def _table_entries(cards, scope_vars, sizes, scope_starts, r: _Reader) -> np.ndarray:
+    """Entries of every factor's table (the product of its scope's cardinalities), each at most the limit."""
+    entries = np.ones(sizes.size, dtype=np.int64)
+    for k in range(int(sizes.max(initial=0))):
+        has = np.flatnonzero(sizes > k)
+        entries[has] *= cards[scope_vars[scope_starts[has] + k]]
+        if entries[has].max() > MAX_TABLE_ENTRIES:
+            f = int(has[np.argmax(entries[has])])
+            r.fail(f"factor {f} over variables {_scope(scope_vars, scope_starts, f)} has more than "
+                   f"{MAX_TABLE_ENTRIES} entries")
+    return entries
 
 
 def read_uai_factors(path) -> tuple[np.ndarray, list[tuple[tuple[int, ...], np.ndarray]]]:
     """Read a ``MARKOV`` UAI file as its cardinalities and its factors ``(scope, log table)``, any scope size."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UAIError(f"{path}: cannot be read as a UAI text file ({exc})") from None
-    tokens = _Tokens(text, str(path))
-    kind = tokens.next("the network type")
-    if kind.upper() != "MARKOV":
-        raise UAIError(f"{path}: only MARKOV networks are supported, the file is a {kind!r} network")
-    n_vars = tokens.integer("the number of variables", 1)
-    cards = np.array([tokens.integer(f"the cardinality of variable {i}", 2) for i in range(n_vars)], dtype=np.int64)
-    if cards.max() > MAX_CARDINALITY:
-        i = int(cards.argmax())
-        raise UAIError(f"{path}: variable {i} has {cards[i]} states; at most {MAX_CARDINALITY} are supported")
-    n_factors = tokens.integer("the number of factors")
-    scopes = []
-    for f in range(n_factors):
-        size = tokens.integer(f"the scope size of factor {f}")
-        scope = tuple(tokens.integer(f"variable {k} of factor {f}'s scope") for k in range(size))
-        if any(v >= n_vars for v in scope):
-            raise UAIError(f"{path}: factor {f} names variable {max(scope)}, but there are only {n_vars}")
-        if len(set(scope)) != len(scope):
-            raise UAIError(f"{path}: factor {f} names a variable twice: {scope}")
-        if math.prod(int(cards[v]) for v in scope) > MAX_TABLE_ENTRIES:
-            raise UAIError(f"{path}: factor {f} over variables {scope} has more than {MAX_TABLE_ENTRIES} entries")
-        scopes.append(scope)
-    factors = []
-    for f, scope in enumerate(scopes):
-        shape = tuple(int(cards[v]) for v in scope)
-        expected = math.prod(shape)
-        count = tokens.integer(f"the number of entries of factor {f}")
-        if count != expected:
-            raise UAIError(f"{path}: factor {f} over variables {scope} needs {expected} entries, the file says {count}")
-        values = np.array([tokens.number(f"entry {k} of factor {f}") for k in range(count)])
-        if not np.all(np.isfinite(values)) or np.any(values <= 0):
-            bad = float(values[~(np.isfinite(values) & (values > 0))][0])
-            raise UAIError(f"{path}: factor {f} has the entry {bad:g}; entries must be positive and finite "
-                           "(zeros are hard constraints, which Gibbs sampling and the influence bounds do not support)")
-        factors.append((scope, np.log(values).reshape(shape)))
-    if tokens.position != len(tokens.items):
-        raise UAIError(f"{path}: {len(tokens.items) - tokens.position} tokens after the last table (wrong counts?)")
-    return cards, factors
+    network = read_uai_network(path)
+    return network.cardinalities, network.factors()
 
 
-def read_uai(path) -> tuple[DiscretePairwiseMRF, float]:
-    """Read a pairwise ``MARKOV`` UAI file: :func:`pairwise_model` of :func:`read_uai_factors`."""
-    return pairwise_model(*read_uai_factors(path), source=path)
+# ------------------------------------------------------------------------------------------ models
+def _refuse_larger_factors(network: UAINetwork) -> None:
+    sizes = network.scope_sizes
+    if sizes.size and sizes.max() > 2:
+        f = int(np.argmax(sizes > 2))
+        raise UAIError(f"{network.source}: factor {f} has {sizes[f]} variables; only factors of one or two variables "
+                       "(pairwise networks) are supported here (binary networks with larger factors: parity_form, "
+                       "DoGS Theorem 12)")
 
 
-def pairwise_model(cards, factors, source="network") -> tuple[DiscretePairwiseMRF, float]:
-    """The factors of :func:`read_uai_factors` as a pairwise model.
+def _pair_factors(network: UAINetwork):
+    """``(factor ids, first variable, second variable)`` of the two-variable factors, as the file orders them."""
+    pairs = np.flatnonzero(network.scope_sizes == 2)
+    first = network.scope_vars[network.scope_starts[pairs]]
+    second = network.scope_vars[network.scope_starts[pairs] + 1]
+    return pairs, first, second
+
+
+def _merged_edges(i: np.ndarray, j: np.ndarray, n_vars: int):
+    """Edges ``(i < j)`` sorted, and the edge of each input pair (several factors may share an edge)."""
+    key = i * n_vars + j
+    if key.size and np.all(key[1:] > key[:-1]):
+        return np.stack([i, j], axis=1), np.arange(key.size)
+    unique, edge_of = np.unique(key, return_inverse=True)
+    return np.stack([unique // n_vars, unique % n_vars], axis=1), edge_of.ravel()
+
+
+def _tables(logs: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """The tables of ``width`` entries starting at ``starts``, one per row (a view when they are adjacent)."""
+    if starts.size and starts[-1] - starts[0] == width * (starts.size - 1) and np.all(np.diff(starts) == width):
+        return logs[starts[0]:starts[0] + width * starts.size].reshape(-1, width)
+    return logs[starts[:, None] + np.arange(width)]
+
+
+def binary_pairwise_terms(network: UAINetwork):
+    r"""The ±1 parameters of a pairwise network whose variables all have two states (label 0 = spin -1).
+
+    Each table is expanded exactly in spin parities: a pairwise log table as
+    :math:`L(a, b) = c + \alpha s_a + \beta s_b + \theta s_a s_b` with
+    :math:`\theta = (L_{00} - L_{01} - L_{10} + L_{11}) / 4`,
+    :math:`\alpha = (L_{10} + L_{11} - L_{00} - L_{01}) / 4`,
+    :math:`\beta = (L_{01} + L_{11} - L_{00} - L_{10}) / 4`, :math:`c` the mean of the four entries; a unary
+    one as :math:`u(a) = c + h s_a`, :math:`h = (u_1 - u_0) / 2`. All factors at once, with array operations.
+
+    Returns
+    -------
+    edges : (E, 2) int array, sorted, ``i < j``
+    theta : (E,) couplings (factors on the same pair summed)
+    h : (p,) field
+    log_offset : float
+        :math:`\log Z_{\text{network}} = \log Z_{\pm 1} + \text{log\_offset}` (includes empty-scope factors).
+    """
+    _refuse_larger_factors(network)
+    if np.any(network.cardinalities != 2):
+        raise UAIError(f"{network.source}: a ±1 model needs every variable to have exactly 2 states")
+    p, logs, starts, sizes = network.n_vars, network.log_values, network.table_starts, network.scope_sizes
+    offset = float(logs[starts[:-1][sizes == 0]].sum())
+    unary = np.flatnonzero(sizes == 1)
+    u = _tables(logs, starts[unary], 2)
+    v = network.scope_vars[network.scope_starts[unary]]
+    h = np.bincount(v, weights=(u[:, 1] - u[:, 0]) / 2, minlength=p)
+    offset += float(u.sum()) / 2
+    pairs, a, b = _pair_factors(network)
+    t = _tables(logs, starts[pairs], 4)  # L00, L01, L10, L11 of scope (a, b)
+    coupling = (t[:, 0] - t[:, 1] - t[:, 2] + t[:, 3]) / 4
+    h += np.bincount(a, weights=(t[:, 2] + t[:, 3] - t[:, 0] - t[:, 1]) / 4, minlength=p)
+    h += np.bincount(b, weights=(t[:, 1] + t[:, 3] - t[:, 0] - t[:, 2]) / 4, minlength=p)
+    offset += float(t.sum()) / 4
+    edges, edge_of = _merged_edges(np.minimum(a, b), np.maximum(a, b), p)
+    in_order = len(edges) == len(a) and bool(np.all(edge_of == np.arange(len(a))))
+    theta = coupling if in_order else np.bincount(edge_of, weights=coupling, minlength=len(edges))
+    return edges, theta, h, offset
+
+
+def pairwise_model(network: UAINetwork) -> tuple[DiscretePairwiseMRF, float]:
+    """The network as a pairwise model (unary and pairwise log potentials), any cardinalities.
 
     Returns
     -------
     model : DiscretePairwiseMRF
-        Unary and pairwise log potentials (the logs of the tables).
     log_constant : float
         The sum of the logs of the constant (empty-scope) factors: ``log Z`` of the file's network is
         ``log Z`` of ``model`` plus this.
     """
-    for f, (scope, _) in enumerate(factors):
-        if len(scope) > 2:
-            raise UAIError(f"{source}: factor {f} has {len(scope)} variables; only factors of one or two variables "
-                           "(pairwise networks) are supported here (binary networks with larger factors: "
-                           "read_uai_binary_factors)")
-    unary = [np.zeros(k) for k in cards]
-    pairs: dict[tuple[int, int], np.ndarray] = {}
-    log_constant = 0.0
-    for scope, log_table in factors:
-        if len(scope) == 0:
-            log_constant += float(log_table)
-        elif len(scope) == 1:
-            unary[scope[0]] = unary[scope[0]] + log_table
-        else:
-            i, j = scope
-            if i > j:
-                i, j, log_table = j, i, log_table.T
-            pairs[(i, j)] = pairs.get((i, j), 0.0) + log_table
-    edges = np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
-    model = DiscretePairwiseMRF(cards, unary, edges, [pairs[tuple(e)] for e in edges.tolist()])
-    return model, log_constant
+    _refuse_larger_factors(network)
+    cards, logs, starts, sizes = network.cardinalities, network.log_values, network.table_starts, network.scope_sizes
+    log_constant = float(logs[starts[:-1][sizes == 0]].sum())
+    offsets = np.zeros(cards.size + 1, dtype=np.int64)
+    np.cumsum(cards, out=offsets[1:])
+    unary_flat = np.zeros(int(offsets[-1]))
+    unary = np.flatnonzero(sizes == 1)
+    v = network.scope_vars[network.scope_starts[unary]]
+    slots = np.repeat(offsets[v], cards[v]) + _ranges(cards[v])
+    np.add.at(unary_flat, slots, logs[np.repeat(starts[unary], cards[v]) + _ranges(cards[v])])
+    pairs, a, b = _pair_factors(network)
+    edges, edge_of = _merged_edges(np.minimum(a, b), np.maximum(a, b), cards.size)
+    tables = [np.zeros((cards[i], cards[j])) for i, j in edges.tolist()]
+    for f, e, first, second in zip(pairs.tolist(), edge_of.tolist(), a.tolist(), b.tolist()):
+        table = logs[starts[f]:starts[f + 1]].reshape(cards[first], cards[second])
+        tables[e] += table if first < second else table.T
+    unary_tables = np.split(unary_flat, offsets[1:-1])
+    return DiscretePairwiseMRF(cards, unary_tables, edges, tables), log_constant
+
+
+def _ranges(lengths: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(n) for n in lengths])`` without a loop."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.arange(total) - starts
+
+
+def read_uai(path) -> tuple[DiscretePairwiseMRF, float]:
+    """Read a pairwise ``MARKOV`` UAI file: :func:`pairwise_model` of :func:`read_uai_network`."""
+    return pairwise_model(read_uai_network(path))
+
+
+def read_uai_model(path, *, max_table_entries: int | None = None):
+    """Read a pairwise ``MARKOV`` UAI file as the model it defines, and the log constant of its empty scopes.
+
+    A network whose variables all have two states gives a :class:`~dogs.models.BinaryPairwiseMRF`
+    (label 0 = spin -1; :func:`binary_pairwise_terms`) and ``log Z`` of the file is ``log Z`` of the ±1
+    model plus the returned constant; any other gives a :class:`DiscretePairwiseMRF` (:func:`pairwise_model`).
+    """
+    from dogs.models.binary import BinaryPairwiseMRF
+
+    network = read_uai_network(path, max_table_entries=max_table_entries)
+    if np.all(network.cardinalities == 2):
+        edges, theta, h, offset = binary_pairwise_terms(network)
+        return BinaryPairwiseMRF(edges, theta, h), offset
+    return pairwise_model(network)
 
 
 def _parity_coefficients(log_table: np.ndarray) -> dict[tuple[int, ...], float]:
@@ -178,11 +464,11 @@ def _parity_coefficients(log_table: np.ndarray) -> dict[tuple[int, ...], float]:
 
 
 def read_uai_binary_factors(path) -> tuple[int, list[tuple[tuple[int, ...], float]], np.ndarray, float]:
-    """A binary ``MARKOV`` UAI network of any factor sizes: :func:`parity_form` of :func:`read_uai_factors`."""
-    return parity_form(*read_uai_factors(path), source=path)
+    """A binary ``MARKOV`` UAI network of any factor sizes: :func:`parity_form` of :func:`read_uai_network`."""
+    return parity_form(read_uai_network(path))
 
 
-def parity_form(cards, factors, source="network") -> tuple[int, list[tuple[tuple[int, ...], float]], np.ndarray, float]:
+def parity_form(network: UAINetwork) -> tuple[int, list[tuple[tuple[int, ...], float]], np.ndarray, float]:
     r"""The factors of a binary network in the form of DoGS Theorem 12.
 
     Every log table is expanded exactly in spin parities (:func:`_parity_coefficients`); the terms
@@ -190,13 +476,14 @@ def parity_form(cards, factors, source="network") -> tuple[int, list[tuple[tuple
     ``(n_vars, factors, h, log_constant)`` with ``factors = [(T, c_T), ...]`` as
     :func:`dogs.bounds.influence_higher_order` takes them.
     """
+    cards = network.cardinalities
     if np.any(cards != 2):
-        raise UAIError(f"{source}: factors over more than two variables are supported for binary variables only "
-                       "(DoGS Theorem 12)")
+        raise UAIError(f"{network.source}: factors over more than two variables are supported for binary variables "
+                       "only (DoGS Theorem 12)")
     h = np.zeros(cards.size)
     terms: dict[tuple[int, ...], float] = {}
     constant = 0.0
-    for scope, log_table in factors:
+    for scope, log_table in network.factors():
         for subset, coefficient in _parity_coefficients(np.asarray(log_table)).items():
             if len(subset) == 0:
                 constant += coefficient
@@ -208,17 +495,27 @@ def parity_form(cards, factors, source="network") -> tuple[int, list[tuple[tuple
     return cards.size, sorted(terms.items()), h, constant
 
 
-def write_uai(model: DiscretePairwiseMRF, path) -> Path:
-    """Write ``model`` as a pairwise ``MARKOV`` UAI file (one unary factor per variable, one per edge)."""
+# ------------------------------------------------------------------------------------------ writing
+def write_uai(model, path) -> Path:
+    """Write a pairwise model as a ``MARKOV`` UAI file (one unary factor per variable, one per edge).
+
+    ``model`` is a :class:`DiscretePairwiseMRF` or a :class:`~dogs.models.BinaryPairwiseMRF` (written
+    with label 0 = spin -1: unary table ``exp(-h_i), exp(h_i)``, pair table ``exp(theta s_a s_b)``).
+    Entries are written with ``repr``, so they read back exactly.
+    """
     path = Path(path)
-    lines = ["MARKOV", str(model.n_vars), " ".join(str(int(k)) for k in model.cardinalities),
-             str(model.n_vars + model.n_edges)]
+    cards = np.asarray(model.cardinalities) if hasattr(model, "cardinalities") else np.full(model.n_vars, 2)
+    if hasattr(model, "cardinalities"):
+        tables = [np.exp(np.asarray(t, dtype=np.float64)).ravel() for t in list(model.unary) + list(model.tables)]
+    else:
+        h, theta = np.asarray(model.h)[:, None], np.asarray(model.theta)[:, None]
+        tables = list(np.exp(h * [-1.0, 1.0])) + list(np.exp(theta * [1.0, -1.0, -1.0, 1.0]))
+    lines = ["MARKOV", str(model.n_vars), " ".join(map(str, cards.tolist())), str(model.n_vars + model.n_edges)]
     lines += [f"1 {i}" for i in range(model.n_vars)]
     lines += [f"2 {i} {j}" for i, j in model.edges.tolist()]
     lines.append("")
-    for table in list(model.unary) + list(model.tables):
-        values = np.exp(np.asarray(table, dtype=np.float64)).ravel()
-        lines += [str(values.size), " ".join(repr(float(v)) for v in values), ""]
+    for values in tables:
+        lines += [str(values.size), " ".join(map(repr, values.tolist())), ""]
     path.write_text("\n".join(lines))
     return path
 
@@ -226,27 +523,20 @@ def write_uai(model: DiscretePairwiseMRF, path) -> Path:
 def to_binary_pairwise(model: DiscretePairwiseMRF):
     r"""The same distribution as a ±1 :class:`~dogs.models.BinaryPairwiseMRF` when every variable has 2 states.
 
-    Label 0 is the spin :math:`-1` and label 1 the spin :math:`+1`. Each table is expanded in spin parities
-    (:func:`_parity_coefficients`): a pairwise one as :math:`L(a, b) = c + \alpha s_a + \beta s_b + \theta
-    s_a s_b`, e.g. :math:`\theta = (L_{11} + L_{00} - L_{10} - L_{01})/4`, a unary one as
-    :math:`u(a) = c + h s_a`, :math:`h = (u_1 - u_0)/2`. Returns ``(model, log_offset)`` with
+    Label 0 is the spin :math:`-1` and label 1 the spin :math:`+1`; the parity expansion of
+    :func:`binary_pairwise_terms`, on all tables at once. Returns ``(model, log_offset)`` with
     :math:`\log Z_{\text{discrete}} = \log Z_{\pm 1} + \text{log\_offset}`.
     """
     from dogs.models.binary import BinaryPairwiseMRF
 
     if np.any(model.cardinalities != 2):
         raise ValueError("to_binary_pairwise needs every variable to have exactly 2 states")
-    h = np.zeros(model.n_vars)
-    offset = 0.0
-    for i, u in enumerate(model.unary):
-        c = _parity_coefficients(u)
-        h[i] += c[(0,)]
-        offset += c[()]
-    theta = np.empty(model.n_edges)
-    for e, ((i, j), t) in enumerate(zip(model.edges.tolist(), model.tables)):
-        c = _parity_coefficients(t)
-        theta[e] = c[(0, 1)]
-        h[i] += c[(0,)]
-        h[j] += c[(1,)]
-        offset += c[()]
+    u = np.array(model.unary).reshape(model.n_vars, 2)
+    t = np.array(model.tables).reshape(model.n_edges, 4)  # L00, L01, L10, L11 of edge (i, j)
+    i, j = model.edges[:, 0], model.edges[:, 1]
+    h = (u[:, 1] - u[:, 0]) / 2
+    h += np.bincount(i, weights=(t[:, 2] + t[:, 3] - t[:, 0] - t[:, 1]) / 4, minlength=model.n_vars)
+    h += np.bincount(j, weights=(t[:, 1] + t[:, 3] - t[:, 0] - t[:, 2]) / 4, minlength=model.n_vars)
+    theta = (t[:, 0] - t[:, 1] - t[:, 2] + t[:, 3]) / 4
+    offset = float(u.sum()) / 2 + float(t.sum()) / 4
     return BinaryPairwiseMRF(model.edges, theta, h, shape=model.shape), offset

@@ -33,8 +33,10 @@ UPDATES = "t_mix (single-variable updates)"
 _PATH_LENGTH = {
     "sequence_of_dependencies": (lambda n: n, "n"),
     "memorize_and_repeat": (lambda n: 2 * n * n, "x 2n^2"),
-    "soft_dependencies": (lambda n: 2 * n - 1, "x (2n-1)"),
+    "soft_dependencies": (lambda n: (2 * n - 1) * n * n, "x (2n-1) n^2"),
 }
+#: Models of He et al.'s App. A: in Table 1 but not in their Fig. 2a.
+APPENDIX_MODELS = ("memorize_and_repeat", "soft_dependencies")
 _SOURCE_NOTE = {
     "all permutations": "over all perms",
     "paper's named order": "paper's order",
@@ -57,12 +59,13 @@ def _smoke_title(fig, text, smoke):
     fig.suptitle(text + ("\nSMOKE RUN: small n, not comparable with the paper" if smoke else ""))
 
 
-def _scan_label(scan, row):
-    base = SCAN_STYLE[scan]["label"]
+def _scan_label(scan, row, levels=False):
+    base = SCAN_STYLE[scan]["label"] + (" (level chain)" if levels else "")
     if row is None:
         return base
     fitted = f"2^({row['fitted_alpha']:.2f}n) n^{row['fitted_beta']:.2f}" if row["paper_alpha"] else f"n^{row['fitted_beta']:.2f}"
-    return f"{base}: fit {fitted} (Table 1: {row['paper_order']})"
+    interval = f" [{row['beta_low']:.2f}, {row['beta_high']:.2f}]" if "beta_low" in row and not row["paper_alpha"] else ""
+    return f"{base}: fit {fitted}{interval} (Table 1: {row['paper_order']})"
 
 
 def figure_mixing_vs_n(details: pd.DataFrame, reduced: pd.DataFrame, exponents: pd.DataFrame, *,
@@ -73,6 +76,10 @@ def figure_mixing_vs_n(details: pd.DataFrame, reduced: pd.DataFrame, exponents: 
     for models symmetric under relabelling, any order. Dotted lines: Table 1's order through our
     largest-n point. Two islands: full model (markers) and the reduced model of §4 (lines); the
     last panel divides the reduced two-islands times by :math:`2^n` to show the polynomial factor.
+    The App. A models (memorize and repeat, soft dependencies; in Table 1, not in He et al.'s
+    Fig. 2a) show their random scan from the level chains, far beyond the full models of their
+    systematic scans; bracketed values are drawn at their lower bound (the brackets are narrower
+    than a marker: ``t_mix_upper`` in the data).
     """
     fig, axes = style.subplots(2, 3, figsize=(16.5, 9.6))
     axes = axes.ravel()
@@ -93,17 +100,19 @@ def figure_mixing_vs_n(details: pd.DataFrame, reduced: pd.DataFrame, exponents: 
                         label=_scan_label(scan, row) + " [reduced]")
                 ax.scatter(data["n"], data["t_mix"], s=30, marker=st["marker"], facecolors=face, edgecolors=st["color"], zorder=3)
             else:
-                ax.plot(data["n"], data["t_mix"], color=st["color"], linestyle=st["linestyle"], linewidth=1.2, label=_scan_label(scan, row))
+                levels = name in APPENDIX_MODELS and scan == "random"
+                ax.plot(data["n"], data["t_mix"], color=st["color"], linestyle=st["linestyle"], linewidth=1.2,
+                        label=_scan_label(scan, row, levels))
                 ax.scatter(data["n"], data["t_mix"], s=30, marker=st["marker"], facecolors=face, edgecolors=st["color"], zorder=3)
                 if row is not None:  # Table 1's order through our largest-n point
                     n_grid = np.geomspace(data["n"].min(), data["n"].max(), 50)
                     n_last, t_last = data["n"].iloc[-1], data["t_mix"].iloc[-1]
                     ax.plot(n_grid, t_last * (n_grid / n_last) ** row["paper_beta"], color=st["color"], linestyle=":", linewidth=1.0, alpha=0.8)
         params = sub.iloc[0] if len(sub) else None
-        title = MODEL_TITLES[name]
+        title = MODEL_TITLES[name] + (" (App. A; not in He et al.'s Fig. 2a)" if name in APPENDIX_MODELS else "")
         if params is not None and not pd.isna(params["M"]):
             path, text = _PATH_LENGTH[name]
-            title += f" (M = {params['M'] / path(params['n']):g} {text})"
+            title += f"\n(M = {params['M'] / path(params['n']):g} {text})"
         if name == "two_islands":
             title += f" (bridge weight {bridge_weight:g})"
             ax.set_yscale("log")
@@ -111,7 +120,7 @@ def figure_mixing_vs_n(details: pd.DataFrame, reduced: pd.DataFrame, exponents: 
         else:
             ax.set_xscale("log")
             ax.set_yscale("log")
-            _plain_log(ax.xaxis)
+            _plain_log(ax.xaxis, minor_labels=bool(len(sub)) and sub["n"].max() / sub["n"].min() < 100)
             span = sub.loc[sub["scan"].isin(list(SCAN_STYLE)), "t_mix"]
             _plain_log(ax.yaxis, minor_labels=bool(len(span)) and span.max() / span.min() < 30)
             ax.set_xlabel("n (number of variables)")

@@ -8,6 +8,7 @@ from dogs.scans.base import (
     make_scan,
     paper_systematic_scan,
     systematic_scan,
+    systematic_scan_ending_on,
     uniform_scan,
 )
 from dogs.scans.dogs import (
@@ -28,6 +29,7 @@ __all__ = [
     "make_scan",
     "systematic_scan",
     "paper_systematic_scan",
+    "systematic_scan_ending_on",
     "uniform_scan",
     "dobrushin_variation",
     "dobrushin_variation_curve",

@@ -6,7 +6,11 @@ law of the chain after ``T`` steps and the target (DoGS Theorem 8). The DoGS fig
 9) plot it against ``T`` for four scans, the names used in every result file:
 
 - ``uniform``: the uniform random scan (closed form, :func:`~dogs.scans.uniform_variation_curve`);
-- ``systematic``: the row-major systematic scan ``0, 1, ..., p-1, 0, ...``;
+- ``systematic``: the row-major systematic scan in a fixed phase (``phase``; the paper's, DoGS §2.1,
+  visits ``1, ..., p-1, 0, 1, ...``, so every sweep ends on variable 0);
+- ``systematic_aligned`` (marginal targets only): for every ``T`` the systematic scan whose last step
+  updates the target (:func:`~dogs.scans.systematic_scan_ending_on`), the fair baseline at a budget
+  ``T``: in the paper's phase a target at variable 0 is not updated at all for ``T < p``;
 - ``dogs``: Algorithm 2 started from the systematic scan of the same length ``T``, re-optimised for
   every ``T`` of the grid;
 - ``dogs_iterated``: Algorithm 2 re-run on its own output until the variation stops improving.
@@ -24,12 +28,13 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from dogs.scans.base import Scan, paper_systematic_scan, systematic_scan, uniform_scan
+from dogs.scans.base import Scan, paper_systematic_scan, systematic_scan, systematic_scan_ending_on, uniform_scan
 from dogs.scans.dogs import dogs_scan, iterated_dogs
-from dogs.scans.variation import dobrushin_variation_curve, uniform_variation_curve
+from dogs.scans.variation import dobrushin_variation, dobrushin_variation_curve, uniform_variation_curve
 
 __all__ = [
     "GUARANTEE_SCANS",
+    "STANDARD_SCANS",
     "guarantee_curves",
     "length_grid",
     "longest_scan_arrays",
@@ -39,7 +44,9 @@ __all__ = [
 ]
 
 #: Every scan of the guarantee curves, in plotting order.
-GUARANTEE_SCANS = ("uniform", "systematic", "dogs", "dogs_iterated")
+GUARANTEE_SCANS = ("uniform", "systematic", "systematic_aligned", "dogs", "dogs_iterated")
+#: The four scans of the paper's figures (``systematic_aligned`` needs a marginal target).
+STANDARD_SCANS = ("uniform", "systematic", "dogs", "dogs_iterated")
 
 
 #: Phases of the systematic scan: "paper" is DoGS §2.1's q_t = e_((t mod p)+1) (every sweep ends on variable 1),
@@ -76,8 +83,8 @@ def length_grid(start: int, stop: int, step: int | None = None, per_decade: int 
     return np.unique(np.round(np.geomspace(start, stop, count)).astype(np.int64))
 
 
-def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: int, scans=GUARANTEE_SCANS,
-                     progress: Callable[[str], None] | None = None, phase: str = "paper"):
+def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: int, scans=STANDARD_SCANS,
+                     progress: Callable[[str], None] | None = None, phase: str = "paper", target: int | None = None):
     """Dobrushin-variation guarantees of the standard and DoGS scans for every length in ``lengths``.
 
     Parameters
@@ -97,6 +104,8 @@ def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: i
         Called with a line of text about every tenth length.
     phase : {"paper", "first"}
         Phase of the systematic scan (:func:`systematic`), which is also DoGS's input scan.
+    target : int, optional
+        The target variable of a marginal ``d = e_target``; needed for ``systematic_aligned``.
 
     Returns
     -------
@@ -107,6 +116,8 @@ def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: i
     unknown = sorted(set(scans) - set(GUARANTEE_SCANS))
     if unknown:
         raise ValueError(f"unknown scan names {unknown}; choose from {', '.join(GUARANTEE_SCANS)}")
+    if "systematic_aligned" in scans and target is None:
+        raise ValueError("the systematic_aligned scan ends on a target variable: give target")
     lengths = np.unique(np.asarray(lengths, dtype=np.int64))
     p = int(n_vars)
     rows = []
@@ -116,6 +127,9 @@ def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: i
     if "systematic" in scans:
         values = dobrushin_variation_curve(systematic(p, int(lengths.max()), phase), weights, influence, lengths)
         rows += [("systematic", int(t), float(v)) for t, v in zip(lengths, values)]
+    if "systematic_aligned" in scans:
+        rows += [("systematic_aligned", int(t), float(dobrushin_variation(systematic_scan_ending_on(p, int(t), target),
+                                                                          weights, influence))) for t in lengths]
     per_length = {name: {} for name in ("dogs", "dogs_iterated") if name in scans}
     run_rows = []
     if per_length:
@@ -170,15 +184,20 @@ def stored_scan(arrays: Mapping[str, np.ndarray], name: str, length: int, n_vars
     return Scan(np.asarray(arrays[key]), n_vars)
 
 
-def scan_family(name: str, arrays: Mapping[str, np.ndarray], lengths, n_vars: int, phase: str = "paper") -> Scan | dict:
+def scan_family(name: str, arrays: Mapping[str, np.ndarray], lengths, n_vars: int, phase: str = "paper",
+                target: int | None = None) -> Scan | dict:
     """The scans named ``name`` for every ``T`` in ``lengths``, as :func:`dogs.samplers.samples_at_lengths` takes them.
 
     ``uniform`` and ``systematic`` are prefix-closed: one scan of length ``max(lengths)``. DoGS scans
-    differ per ``T``: ``{T: stored_scan(arrays, name, T, n_vars)}``.
+    and ``systematic_aligned`` (built here, ending on ``target``) differ per ``T``: ``{T: Scan}``.
     """
     longest = int(np.max(lengths))
     if name == "uniform":
         return uniform_scan(n_vars, longest)
     if name == "systematic":
         return systematic(n_vars, longest, phase)
+    if name == "systematic_aligned":
+        if target is None:
+            raise ValueError("the systematic_aligned scan ends on a target variable: give target")
+        return {int(t): systematic_scan_ending_on(n_vars, int(t), target) for t in np.unique(lengths)}
     return {int(t): stored_scan(arrays, name, int(t), n_vars, phase) for t in np.unique(lengths)}

@@ -14,8 +14,11 @@ Label colours (the database's own table):
   choice), so they neither train nor count in the error.
 
 :class:`MSRCArchive` reads images as RGB (some BMPs carry a 4th byte that is not alpha; it is dropped),
-maps label colours to class indices ``0..8`` (void = -1), and transposes portrait images so that every
-image is 320 wide (the patch grid is then always 31 x 20). Every member read is checked against its
+maps label colours to class indices ``0..8`` (void = -1), and transposes the 26 portrait images (24 of
+group 2, ``3_2`` and ``8_12``; rows and columns swapped, so the picture is mirrored about its diagonal) so that
+every image is 320 wide and its patch grid 20 rows x 31 columns. The paper's one DoGS scan serves every test
+image, so its images must share one grid too; it does not say how. Transposition keeps every patch's
+neighbours (the MFAM's Potts graph is the same), only the position words see the swap. Every member read is checked against its
 SHA-256 in ``MANIFEST.csv``; a mismatch or a missing member raises :class:`~dogs.data.DatasetMissingError`.
 """
 

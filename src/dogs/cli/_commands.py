@@ -1,0 +1,188 @@
+r"""``dogs bound``, ``dogs scan`` and ``dogs exact``: influence bounds, DoGS scans and their certificates.
+
+Honest certificates. The Dobrushin variation :math:`\mathcal V` of a scan (DoGS Definition 7) bounds
+the total-variation error of the targeted marginals after the scan (Theorem 8), and a total-variation
+distance never exceeds 1: a variation :math:`\ge 1` certifies nothing. So
+
+- every variation is reported with a ``*_vacuous`` flag (variation :math:`\ge 1`) and a warning on
+  standard error when it is set;
+- the improvement of a DoGS scan over its base is :math:`\min(1, \mathcal V_{base}) / \mathcal V_{DoGS}`
+  and is reported only when the DoGS variation is below 1 (two vacuous bounds improve nothing);
+- an ``--epsilon`` target is met only by a variation below 1 as well as at most the target;
+- ``dogs bound`` flags a bound whose largest row sum reaches 1: Dobrushin's condition then fails and
+  the bound certifies no mixing by itself (a particular scan's variation may still fall below 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dogs.cli._checks import InputError, TooLargeError, count, non_negative_float, output_path, read_index_file
+from dogs.cli._guard import Guard
+from dogs.cli._models import HigherOrderBinary, load_model, pairwise_only
+from dogs.cli._output import write_bound, write_scan
+
+__all__ = ["cmd_bound", "cmd_exact", "cmd_scan", "make_scan"]
+
+#: Largest double below 1: the effective ``--epsilon`` target when the requested one is 1 or more.
+_BELOW_ONE = float(np.nextafter(1.0, 0.0))
+
+
+def _bound(model, method: str, guard: Guard):
+    """The influence bound of ``model`` by ``method`` (Theorem 12 for a :class:`HigherOrderBinary`)."""
+    from dogs.bounds import influence_bound, influence_higher_order
+
+    if isinstance(model, HigherOrderBinary):
+        if method not in ("auto", "theorem12"):
+            raise InputError(f"a network with factors over more than two variables takes --method auto or theorem12 "
+                             f"(DoGS Theorem 12), not {method}")
+        return influence_higher_order(model.n_vars, model.factors, model.h).tocsr()
+    if hasattr(model, "cardinalities") and method in ("auto", "theorem10"):
+        guard.theorem10(model.cardinalities[model.edges].tolist())
+    if method == "theorem12" and not hasattr(model, "cardinalities"):
+        guard.check(f"--method theorem12 on {model.n_edges} edges (Python objects per factor)", 2048.0 * model.n_edges)
+    if method in ("theorem11", "theorem12") and hasattr(model, "cardinalities"):
+        raise InputError(f"--method {method} needs a binary model (every variable with 2 states); use theorem10")
+    return influence_bound(model, method).tocsr()
+
+
+def cmd_bound(args, guard: Guard):
+    out = output_path(args.out, "--out", (".npz",))
+    model, _ = load_model(args.model, guard)
+    bound = _bound(model, args.method, guard)
+    row_sums = np.asarray(bound.sum(axis=1)).ravel()
+    largest = float(row_sums.max(initial=0.0))
+    if out is not None:
+        write_bound(bound, out)
+    warnings = []
+    if largest >= 1:
+        warnings.append(f"the bound's row sums reach {largest:.4g} (>= 1 in {int(np.sum(row_sums >= 1))} rows): "
+                        "Dobrushin's condition fails, so the bound certifies no mixing by itself; a scan built on "
+                        "it certifies something only where its variation is below 1")
+    result = {"n_vars": model.n_vars, "method": args.method, "nonzeros": int(bound.nnz), "max_row_sum": largest,
+              "rows_at_or_above_one": int(np.sum(row_sums >= 1)), "dobrushin_condition": largest < 1,
+              "vacuous": largest >= 1, "out": None if out is None else str(out)}
+    return result, warnings
+
+
+def make_scan(spec: str, n_vars: int, length: int | None, option: str, guard: Guard):
+    """A systematic or uniform scan of ``length`` steps, or the scan in a file (then ``length`` must be None)."""
+    from dogs.scans.base import explicit_scan, paper_systematic_scan, uniform_scan
+
+    if spec in ("systematic", "uniform"):
+        if length is None:
+            raise InputError(f"a {spec} scan needs its length: give {option}")
+        guard.scan(option, length)
+        return paper_systematic_scan(n_vars, length) if spec == "systematic" else uniform_scan(n_vars, length)
+    if length is not None:
+        raise InputError(f"{option} sets the length of a systematic or uniform scan; the scan file {spec} has its "
+                         f"own length, so leave {option} out")
+    values = read_index_file(spec, "scan file", max(1, guard.limit // 32))
+    if values.size == 0:
+        raise InputError(f"scan file {spec} is empty")
+    bad = (values != np.round(values)) | (values < -1) | (values >= n_vars)
+    if bad.any():
+        raise InputError(f"scan file {spec}: entry {int(np.argmax(bad))} is {values[bad][0]:g}; entries must be "
+                         f"variable indices 0..{n_vars - 1} (or -1 for a uniform step)")
+    return explicit_scan(values.astype(np.int64), n_vars)
+
+
+def _weights(args, n_vars: int, guard: Guard) -> np.ndarray:
+    if (args.target is None) == (args.weights is None):
+        raise InputError("give exactly one of --target and --weights")
+    if args.target is not None:
+        try:
+            targets = [count(t.strip(), "--target", minimum=0) for t in args.target.split(",")]
+        except InputError:
+            raise InputError(f"--target takes variable indices separated by commas, got {args.target!r}") from None
+        if max(targets) >= n_vars:
+            raise InputError(f"--target indices must lie in 0..{n_vars - 1}, got {max(targets)}")
+        d = np.zeros(n_vars)
+        d[targets] = 1.0
+        return d
+    d = read_index_file(args.weights, "weights file", max(1, guard.limit // 16))
+    if d.size != n_vars or np.any(d < 0) or not np.all(np.isfinite(d)):
+        raise InputError(f"weights file {args.weights}: needs {n_vars} non-negative finite numbers, got {d.size} "
+                         f"numbers{'' if d.size != n_vars else ' with a negative or non-finite one'}")
+    if not np.any(d > 0):
+        raise InputError(f"weights file {args.weights}: every weight is zero, so every scan has variation 0 and "
+                         "nothing is targeted; give at least one positive weight")
+    return d
+
+
+def cmd_scan(args, guard: Guard):
+    from dogs.scans.dogs import dogs_scan, iterated_dogs, length_doubling_dogs
+    from dogs.scans.variation import dobrushin_variation
+
+    out = output_path(args.out, "--out", (".txt", ".npy"))
+    budget = None if args.budget is None else count(args.budget, "--budget")
+    if args.epsilon is not None and args.epsilon != "base":
+        non_negative_float(args.epsilon, "--epsilon")
+    if args.epsilon is not None and args.iterate:
+        raise InputError("--epsilon (length doubling) and --iterate are two different searches: give one")
+    model, _ = load_model(args.model, guard)
+    p = model.n_vars
+    d = _weights(args, p, guard)
+    base = make_scan(args.base, p, budget, "--budget", guard)
+    bound = _bound(model, args.method, guard)
+    base_variation = float(dobrushin_variation(base, d, bound))
+    warnings = []
+    if args.epsilon is not None:
+        target = base_variation if args.epsilon == "base" else non_negative_float(args.epsilon, "--epsilon")
+        try:
+            result = length_doubling_dogs(base, d, bound, min(target, _BELOW_ONE))
+        except ValueError as exc:
+            why = (f" (the target {target:.4g} is >= 1, which any variation meets without certifying anything, so "
+                   "a variation below 1 was sought)" if target >= 1 else "")
+            raise InputError(f"--epsilon {args.epsilon}: no DoGS scan reached the target{why}: {exc}") from None
+        out_fields = {"mode": "length doubling", "epsilon": target, "target_met": True,
+                      "lengths_tried": result.lengths_tried.tolist()}
+    elif args.iterate:
+        result = iterated_dogs(base, d, bound)
+        out_fields = {"mode": "iterated"}
+    else:
+        result = dogs_scan(base, d, bound)
+        out_fields = {"mode": "one run of Algorithm 2"}
+    dogs_variation = float(result.variation)
+    if out is not None:
+        write_scan(result.scan.indices, out)
+    row_sums = np.asarray(bound.sum(axis=1)).ravel()
+    base_vacuous, dogs_vacuous = base_variation >= 1, dogs_variation >= 1
+    improvement = min(1.0, base_variation) / dogs_variation if 0 < dogs_variation < 1 else None
+    if base_vacuous or dogs_vacuous:
+        which = "both variations are" if base_vacuous and dogs_vacuous else (
+            "the base scan's variation is" if base_vacuous else "the DoGS scan's variation is")
+        warnings.append(f"{which} >= 1 (base {base_variation:.3g}, DoGS {dogs_variation:.3g}): a variation >= 1 "
+                        "bounds nothing (total variation never exceeds 1)"
+                        + ("; no improvement is reported" if dogs_vacuous else ""))
+    result_fields = {
+        "n_vars": p, "base": args.base, "base_length": len(base.indices), "base_variation": base_variation,
+        "base_vacuous": base_vacuous, "dogs_length": len(result.scan.indices), "dogs_variation": dogs_variation,
+        "dogs_vacuous": dogs_vacuous, "vacuous": dogs_vacuous, "improvement": improvement,
+        "max_row_sum": float(row_sums.max(initial=0.0)), "dobrushin_condition": bool(row_sums.max(initial=0.0) < 1),
+        **out_fields, "out": None if out is None else str(out)}
+    return result_fields, warnings
+
+
+def cmd_exact(args, guard: Guard):
+    from dogs.exact.elimination import ModelTooLargeError
+    from dogs.exact.junction_tree import junction_tree_marginals
+
+    cap = count(args.max_table_entries, "--max-table-entries")
+    model, constant = load_model(args.model, guard)
+    pairwise_only(model, "exact")
+    guard.junction_tree(model.n_vars, model.n_edges)
+    allowed = min(cap, max(1, guard.limit // 24))  # clique tables, messages and beliefs in float64
+    try:
+        exact = junction_tree_marginals(model, max_table_entries=allowed)
+    except ModelTooLargeError as exc:
+        limit = (f"--max-table-entries {args.max_table_entries}" if allowed == cap
+                 else f"{allowed} entries, what the memory limit allows")
+        raise TooLargeError(f"the model is too large for exact inference (limit {limit}): {exc}") from None
+    except FloatingPointError:
+        raise InputError("the model's log potentials overflow float64 in the junction tree (parameters too large "
+                         "for exact inference)") from None
+    rows = [{"variable": i, "state": k, "probability": float(m[k])}
+            for i, m in enumerate(exact.node_marginals) for k in range(len(m))]
+    return {"n_vars": model.n_vars, "log_partition": float(exact.log_partition + constant), "method": exact.method,
+            "marginals": rows}, []

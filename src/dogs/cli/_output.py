@@ -1,0 +1,64 @@
+"""Results of the ``dogs`` command: JSON or CSV on standard output, files written atomically.
+
+Output paths are checked before any computation (:func:`dogs.cli._checks.output_path`); the files are
+written through :func:`dogs.io.atomic_path`, so a failed or interrupted write leaves no partial file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from dogs.io import atomic_path
+
+__all__ = ["print_result", "write_bound", "write_scan"]
+
+
+def _clean(value):
+    """JSON has no NaN or infinity: they print as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def print_result(result: dict, fmt: str, stream) -> None:
+    """JSON (everything), or CSV: the marginals when there are any, else one row of the summary fields."""
+    result = _clean(result)
+    if fmt == "json":
+        json.dump(result, stream, indent=2)
+        stream.write("\n")
+        return
+    rows = result.get("marginals")
+    if rows is None:
+        rows = [{k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in result.items()}]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    stream.write(buffer.getvalue())
+
+
+def write_bound(bound, path: Path) -> None:
+    """The influence bound as a scipy sparse ``.npz``, at exactly ``path``."""
+    from scipy import sparse
+
+    with atomic_path(path) as tmp, open(tmp, "wb") as stream:
+        sparse.save_npz(stream, bound)
+
+
+def write_scan(indices: np.ndarray, path: Path) -> None:
+    """Scan indices as ``.npy`` or as text, one index per line."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as stream:
+        if path.name.lower().endswith(".npy"):
+            np.save(stream, indices)
+        else:
+            np.savetxt(stream, indices, fmt="%d")

@@ -1,0 +1,110 @@
+"""The workflow's guard: everything the Snakefile checks about its configuration before planning a job.
+
+:func:`check_workflow_config` runs, in this order, and stops at the first problem with a
+:class:`~dogs.config.ConfigError` that names the key and the config file that set it:
+
+1. every config file read defensively (:func:`dogs.config.load_config_file`: size, encoding, YAML
+   aliases, syntax with file and line, duplicate keys). Snakemake has read the ``--configfile`` files
+   already by then, through the same check (:func:`dogs.config.install_snakemake_config_check`);
+2. the merged config against ``config/schema.yaml`` (types, ranges, enums, required and unknown keys);
+3. integers written as floats, integers beyond any sane bound, NaN and infinity
+   (:func:`dogs.config.check_strict_types`);
+4. the checks that span several keys, each family's own ``check`` (``ising10.lengths`` with
+   ``stop < start``, ``scan_order.n_values`` beyond ``max_states``, ...): the same functions the
+   experiment shell runs before a step, run here for every family before any job;
+5. the resource guard (:mod:`dogs.experiments._resources`): the memory of one job of every family
+   against ``resources.max_memory_gb``, and the job time of the whole run against
+   ``resources.max_hours``.
+
+It returns the estimated job hours per family, which the Snakefile prints.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import yaml
+
+from dogs.config import ConfigError, check_config_files, check_strict_types, key_source
+from dogs.experiments._cli import SettingsError
+from dogs.experiments._resources import ResourceError, check_config_memory, check_config_time
+
+__all__ = ["FAMILIES", "check_workflow_config", "config_files_in_order", "cross_key_checks"]
+
+#: Config sections that are experiment families with a module ``dogs.experiments.<family>``.
+FAMILIES = ("ising10", "ising40", "loose_bounds", "timing", "scan_order", "mcmc_mle", "annular_ising", "boltzmann",
+            "msrc")
+
+_KEY = re.compile(r"config key ([A-Za-z0-9_.*\[\]-]+?):")
+
+
+def _with_source(message: str, paths, loaded) -> str:
+    """``message`` with the config file that set its key, when one of ``paths`` did."""
+    match = _KEY.search(message)
+    if match is None:
+        return message
+    source = key_source(match.group(1), paths, loaded)
+    if source is None:
+        return message
+    return message.replace(match.group(0), f"config key {match.group(1)} (set in {source}):", 1)
+
+
+def _schema_errors(config: dict, schema: dict) -> None:
+    import jsonschema
+
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
+    if errors:
+        error = errors[0]
+        key = ".".join(str(p) for p in error.absolute_path)
+        if error.validator == "additionalProperties":
+            extra = re.findall(r"'([^']+)'", error.message)
+            key = ".".join(p for p in (key, extra[0] if extra else "") if p)
+        elif error.validator == "required":
+            missing = re.findall(r"'([^']+)'", error.message)
+            key = ".".join(p for p in (key, missing[0] if missing else "") if p)
+        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+        raise ConfigError(f"config key {key or '(top level)'}: {error.message}{more}")
+
+
+def cross_key_checks(config: dict) -> None:
+    """Every family's checks that span several keys (its ``Experiment.check``), on the whole config."""
+    for family in FAMILIES:
+        if not isinstance(config.get(family), dict):
+            continue
+        module = importlib.import_module(f"dogs.experiments.{family}")
+        check = getattr(module.EXPERIMENT, "check", None)
+        if check is not None:
+            check(config[family])
+
+
+def config_files_in_order(loaded, from_command_line) -> list[Path]:
+    """Config files in Snakemake's merge order: those of ``configfile:`` directives (the ones in ``loaded`` that
+    are not ``from_command_line``), then the ``--configfile`` ones, which override them."""
+    command_line = [Path(p) for p in from_command_line or ()]
+    return [Path(p) for p in loaded if Path(p) not in command_line] + command_line
+
+
+def check_workflow_config(config: dict, config_files, schema_path="config/schema.yaml",
+                          reference_path="config/config.yaml") -> dict[str, float]:
+    """Check the merged ``config`` of a run (module docstring); ``config_files`` in Snakemake's merge order.
+
+    Returns the estimated job hours per family. Raises :class:`ConfigError` naming the key and the file.
+    """
+    paths = [Path(p) for p in config_files]
+    loaded = check_config_files(paths)
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    reference = check_config_files([reference_path])[0] if Path(reference_path).is_file() else None
+    try:
+        _schema_errors(config, schema)
+        try:
+            check_strict_types(config, schema)
+        except ConfigError as exc:
+            raise ConfigError(f"config key {exc}") from None
+        cross_key_checks(config)
+        check_config_memory(config)
+        return check_config_time(config, reference)
+    except (ConfigError, SettingsError, ResourceError) as exc:
+        raise ConfigError(_with_source(str(exc), paths, loaded)) from None

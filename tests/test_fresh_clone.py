@@ -1,0 +1,174 @@
+"""The README's first command on a fresh clone: planned with no data directory, and with the data sets present.
+
+Each test plans (``snakemake -n``) in a clean copy of the repository: the files git tracks, plus new files not yet
+committed, without results, figures, virtual environment or data sets, run with the copy's own ``src/`` first on
+the path. Without data the default target plans every data-free experiment and the paper-vs-ours table, and says
+how to add each data set; with the data directory it plans the data experiments too. A data set that is present but
+corrupt stops the default target at planning with the checksum message; the strict target ``all_with_data`` stops
+whenever a data set is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dogs.data import DATASETS, DatasetMissingError, require_dataset
+
+ROOT = Path(__file__).resolve().parents[1]
+# The rule families that read a data set (rules/msrc.smk, rules/boltzmann.smk), by data set.
+DATA_RULE_PREFIXES = {"msrc_v1": "msrc_", "heart_disease": "boltzmann_"}
+_GENERATED = {".git", ".venv", "results", "figures", ".snakemake", "__pycache__", ".pytest_cache", ".hypothesis",
+              "build"}
+
+
+def _repository_files() -> list[str] | None:
+    """The repository's files as a clone would hold them (tracked, plus new ones git does not ignore), or None."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                                capture_output=True, check=True, timeout=60).stdout.decode()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return [name for name in listed.split("\0") if name and (ROOT / name).is_file()]
+
+
+def _ignore_generated(folder, names):
+    here = Path(folder).resolve()
+    skipped = {n for n in names if n in _GENERATED or n.endswith(".egg-info")}
+    if here == ROOT / "data":  # the data directory of a clone holds its README only
+        skipped |= {n for n in names if n != "README.md"}
+    return skipped
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """A clean copy of the repository, with no data set in its data directory."""
+    copy = tmp_path_factory.mktemp("fresh") / "repository"
+    files = _repository_files()
+    if files is None:  # not a git checkout: copy the tree without what the workflow and the tools generate
+        shutil.copytree(ROOT, copy, ignore=_ignore_generated)
+    else:
+        for name in files:
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    assert not any((copy / "data" / spec.folder).exists() for spec in DATASETS.values()), "a data set was copied"
+    return copy
+
+
+def _environment(clone: Path, data_dir: Path | None) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "DOGS_DATA_DIR"}
+    env["PYTHONPATH"] = os.pathsep.join([str(clone / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    if data_dir is not None:
+        env["DOGS_DATA_DIR"] = str(data_dir)
+    return env
+
+
+def plan(clone: Path, *args, data_dir: Path | None = None):
+    """``snakemake -n ARGS`` in the copy; returns the process and its output (stdout and stderr)."""
+    cmd = [sys.executable, "-m", "snakemake", *args, "-n"]
+    proc = subprocess.run(cmd, cwd=clone, capture_output=True, text=True, timeout=600,
+                          env=_environment(clone, data_dir))
+    return proc, proc.stdout + proc.stderr
+
+
+def planned_jobs(text: str) -> dict[str, int]:
+    """``{rule: number of jobs}`` from the first "Job stats" table of a dry run."""
+    block = text.split("Job stats:", 1)[1].split("total", 1)[0]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", block, re.MULTILINE)}
+
+
+def readme_first_command() -> list[str]:
+    """The arguments of ``snakemake`` in the README's first command (the first code block that runs it)."""
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```bash\n(.*?)```", readme, re.DOTALL).group(1)
+    line = next(line for line in block.splitlines() if "snakemake" in line and not line.lstrip().startswith("#"))
+    command = line.split("&&")[-1]
+    words = shlex.split(command)
+    (at,) = [k for k, word in enumerate(words) if word.endswith("snakemake")]
+    return words[at + 1:]
+
+
+def _data_available() -> bool:
+    try:
+        for name in DATASETS:
+            require_dataset(name)
+    except DatasetMissingError:
+        return False
+    return True
+
+
+def test_the_readme_first_command_plans_without_data_and_says_how_to_add_it(clone):
+    args = readme_first_command()
+    assert "--cores" in args, args
+    proc, text = plan(clone, *args)
+    assert proc.returncode == 0, text[-4000:]
+    jobs = planned_jobs(text)
+    for name, prefix in DATA_RULE_PREFIXES.items():
+        assert not [rule for rule in jobs if rule.startswith(prefix)], (name, jobs)
+        # One notice per absent data set: what it enables, where to get it, where to put it.
+        notice = re.search(rf"Data set '{name}' is not in the data directory: this run leaves out (.*)\n"
+                           r"  Get it from (.*)\n  Put it at (.*)\n", text)
+        assert notice, text[-4000:]
+        assert "targets" in notice.group(1) and f"<data dir>/{DATASETS[name].folder}/" in notice.group(3)
+        assert str(clone / "data") in notice.group(3)
+    # Everything that needs no data: the same jobs as all_without_data, which plans as before.
+    proc, without_data = plan(clone, "all_without_data")
+    assert proc.returncode == 0, without_data[-4000:]
+    assert {**planned_jobs(without_data), "all": 1} == {**jobs, "all_without_data": 1}
+    assert jobs["paper_vs_ours_summarise"] == 1 and any(rule.endswith("plot_fig1") for rule in jobs)
+
+
+def test_the_strict_target_stops_without_data(clone):
+    proc, text = plan(clone, "all_with_data")
+    assert proc.returncode != 0
+    assert "not found" in text and "Get it from" in text and "Put it at" in text, text[-4000:]
+
+
+def test_a_corrupt_data_set_stops_the_default_target_at_planning(clone, tmp_path):
+    folder = tmp_path / "data" / DATASETS["heart_disease"].folder
+    folder.mkdir(parents=True)
+    (folder / "reinis_counts.csv").write_text("smoke,mental,phys,systol,protein,family,count\n")
+    proc, text = plan(clone, data_dir=tmp_path / "data")
+    assert proc.returncode != 0
+    assert "data set 'heart_disease' is corrupt or a different version" in text, text[-4000:]
+    # A target without the data experiments does not read it, so it still plans.
+    proc, text = plan(clone, "all_without_data", data_dir=tmp_path / "data")
+    assert proc.returncode == 0, text[-4000:]
+
+
+@pytest.mark.skipif(not _data_available(), reason="the data sets are not in the data directory (README, Data)")
+def test_with_the_data_directory_the_plan_holds_the_data_experiments(clone):
+    from dogs.data import data_dir
+
+    proc, text = plan(clone, *readme_first_command(), data_dir=data_dir().resolve())
+    assert proc.returncode == 0, text[-4000:]
+    jobs = planned_jobs(text)
+    for rule in ("msrc_compute_features", "msrc_compute_split", "msrc_plot_fig6", "msrc_plot_fig7", "msrc_plot_fig16",
+                 "boltzmann_compute_data", "boltzmann_plot_fig6", "boltzmann_plot_fig7", "boltzmann_plot_fig8",
+                 "paper_vs_ours_summarise"):
+        assert jobs.get(rule, 0) >= 1, (rule, jobs)
+    assert "is not in the data directory" not in text
+
+
+@pytest.mark.skipif(not _data_available(), reason="the data sets are not in the data directory (README, Data)")
+def test_the_config_key_data_dir_reaches_the_jobs(clone, tmp_path):
+    """With the data directory named by the config key alone, the job that reads the heart table finds it too."""
+    from dogs.data import data_dir
+
+    config = tmp_path / "where.yaml"
+    config.write_text(f"results_dir: {tmp_path / 'results'}\nfigures_dir: {tmp_path / 'figures'}\n"
+                      f"data_dir: {data_dir().resolve()}\n")
+    target = tmp_path / "results" / "heart_disease" / "heart" / "data.npz"
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "1", str(target), "--configfile", "config/smoke.yaml",
+           str(config)]
+    proc = subprocess.run(cmd, cwd=clone, capture_output=True, text=True, timeout=600,
+                          env=_environment(clone, None))
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    assert target.is_file()

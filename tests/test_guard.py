@@ -1,0 +1,187 @@
+"""The workflow's guard (src/dogs/experiments/_guard.py, _resources.py, dogs.config): every bad config of issue 30
+is refused before Snakemake plans a single job, naming the key and the config file, and no numeric config key
+escapes both the memory and the time estimate."""
+
+from __future__ import annotations
+
+import copy
+import resource
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from dogs.config import ConfigError
+from dogs.experiments import _resources
+from dogs.experiments._guard import check_workflow_config
+from dogs.experiments._resources import (DEFAULT_MAX_HOURS, JOB_RATES, NOT_SCALING, check_config_time, estimate_work,
+                                         keys_read, numeric_schema_keys, scaling_table, schema_pattern)
+from experiment_cli import ROOT, merged_configs
+from test_config import HOSTILE
+
+FULL, SMOKE = merged_configs()
+SCHEMA = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+
+
+def _merge(base: dict, extra: dict) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in extra.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+#: The bad configs of issue 30 (on top of config/smoke.yaml) and the key each refusal must name.
+ISSUE_CONFIGS = {
+    "fig2b horizon of 10^12 updates (a 7.28 TiB allocation)": ({"scan_order": {"fig2b": {"updates": 10**12}}},
+                                                                "scan_order.fig2b.updates"),
+    "M_factor 1e29 written as an integer": ({"scan_order": {"M_factor": 10**29}}, "scan_order.M_factor"),
+    "10^10 epsilon points": ({"timing": {"epsilon_points": 10**10}}, "timing.epsilon_points"),
+    "10^9 annular runs": ({"annular_ising": {"runs": 10**9}}, "annular_ising.runs"),
+    "10^9 benchmark repeats": ({"benchmarks": {"repeats": 10**9}}, "benchmarks.repeats"),
+    "speed-up read at 10^11 sample points": ({"timing": {"speedup_samples": [10, 100, 10**11]}},
+                                             "timing.speedup_samples"),
+    "reduced two islands at n = 34": ({"scan_order": {"reduced_two_islands_n": [2, 34]}},
+                                      "scan_order.reduced_two_islands_n"),
+    "a length grid with stop < start": ({"ising10": {"lengths": {"start": 360, "stop": 12, "step": 12}}},
+                                        "ising10.lengths"),
+    "two islands beyond max_states": ({"scan_order": {"n_values": {"two_islands": [2, 30]}}},
+                                      "scan_order.n_values.two_islands"),
+    "a 40x40 grid of side 10^5": ({"ising40": {"side": 100_000}}, "ising40.side"),
+    "1e9 runs written as YAML text (a string)": ("annular_ising: {runs: 1e9}\n", "annular_ising.runs"),
+}
+
+
+def _plan(tmp_path, content):
+    """``snakemake -n`` of the smoke DAG with ``content`` as a further config file; (process, output, CPU seconds)."""
+    bad = tmp_path / "bad.yaml"
+    if isinstance(content, dict):
+        content = yaml.safe_dump({"results_dir": str(tmp_path / "results"), "figures_dir": str(tmp_path / "figures"),
+                                  **content})
+    bad.write_bytes(content if isinstance(content, bytes) else content.encode())
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", "config/smoke.yaml", str(bad)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return proc, proc.stdout + proc.stderr, bad, cpu
+
+
+@pytest.mark.parametrize("case", sorted(ISSUE_CONFIGS))
+def test_each_bad_config_of_the_issue_is_refused_before_planning(tmp_path, case):
+    content, key = ISSUE_CONFIGS[case]
+    proc, text, bad, cpu = _plan(tmp_path, content)
+    assert proc.returncode != 0, text[-3000:]
+    assert key in text and str(bad) in text, text[-3000:]
+    assert "Building DAG of jobs" not in text and "Traceback" not in text, text[-3000:]
+    assert not (tmp_path / "results").exists() and not (tmp_path / "figures").exists()
+    assert cpu < 5, f"{cpu:.1f} s of CPU"
+
+
+@pytest.mark.parametrize("case", ["billion laughs", "random bytes", "empty file", "top-level list", "syntax error",
+                                  "tab indentation"])
+def test_hostile_config_files_are_refused_by_snakemake_naming_the_file(tmp_path, case):
+    content, expected = HOSTILE[case]
+    proc, text, bad, cpu = _plan(tmp_path, content)
+    assert proc.returncode != 0
+    assert f"{bad}" in text and expected in text, text[-3000:]
+    assert "Building DAG of jobs" not in text and "UnicodeDecodeError" not in text, text[-3000:]
+    assert cpu < 5, f"{cpu:.1f} s of CPU (Snakemake's own start-up included)"
+
+
+def test_the_shipped_configs_pass_and_the_estimate_is_printed(tmp_path):
+    where = tmp_path / "where.yaml"
+    where.write_text(f"results_dir: {tmp_path / 'results'}\nfigures_dir: {tmp_path / 'figures'}\n")
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "fig_he2b", "--configfile", "config/smoke.yaml",
+                           str(where)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert "Estimated job time" in proc.stderr and "scan_order" in proc.stderr, proc.stderr[-3000:]
+    for config in (FULL, SMOKE):
+        hours = check_config_time(config, FULL)
+        assert set(hours) >= {"ising10", "scan_order", "boltzmann", "msrc"} and sum(hours.values()) < DEFAULT_MAX_HOURS
+
+
+def test_in_process_refusals_name_the_file_quickly(tmp_path):
+    bad = tmp_path / "mine.yaml"
+    bad.write_text("timing: {epsilon_points: 10000000000}\n")
+    files = [ROOT / "config" / "config.yaml", ROOT / "config" / "smoke.yaml", bad]
+    config = _merge(SMOKE, {"timing": {"epsilon_points": 10**10}})
+    tic = time.process_time()
+    with pytest.raises(ConfigError, match=f"config key timing.epsilon_points \\(set in {bad}\\): .* hours"):
+        check_workflow_config(config, files, ROOT / "config" / "schema.yaml", ROOT / "config" / "config.yaml")
+    assert time.process_time() - tic < 5
+
+
+def test_the_time_limit_can_be_raised_deliberately():
+    config = _merge(SMOKE, {"timing": {"epsilon_points": 10**10}})
+    with pytest.raises(_resources.ResourceError, match="resources.max_hours"):
+        check_config_time(config, FULL)
+    need = sum(check_config_time(_merge(config, {"resources": {"max_hours": 10**6}}), FULL).values())
+    check_config_time(_merge(config, {"resources": {"max_hours": need * 1.01}}), FULL)
+
+
+def test_every_compute_rule_has_a_measured_rate():
+    rules = {w.rule for family in _resources._TIME_ESTIMATORS for w in estimate_work(family, FULL[family])}
+    rated = set(JOB_RATES) | {rule for rule, source in _resources.RATE_FROM.items() if source in JOB_RATES}
+    assert rules <= rated, f"no measured rate for {sorted(rules - rated)}"
+    assert all(rate > 0 for rate in JOB_RATES.values())
+
+
+def _patterns_read() -> set[str]:
+    read = set()
+    for config in (FULL, SMOKE):
+        for family in _resources._TIME_ESTIMATORS:
+            memory, time_ = keys_read(family, config[family])
+            read |= {schema_pattern(SCHEMA, key) for key in memory | time_}
+    return read
+
+
+def test_every_numeric_key_is_read_by_an_estimate_or_marked_as_not_scaling():
+    """A new numeric config key fails here until it is classified. What to do: if the key multiplies memory or
+    run time (a count, a length, a size), read it in the family's ``_<family>`` (memory) and/or ``_time_<family>``
+    (run time) function of src/dogs/experiments/_resources.py, as a factor named by the key; if it does not (a
+    model parameter, a level, a cap that never binds), add it to ``NOT_SCALING`` there with the reason. Then
+    regenerate the README's table: ``python -m dogs.experiments._resources table``."""
+    read = _patterns_read()
+    covered = read | set(NOT_SCALING) | {key + "[]" for key in read}
+    missing = sorted(numeric_schema_keys(SCHEMA) - covered)
+    assert not missing, (f"numeric config keys that neither the memory nor the time estimate reads: {missing}; "
+                         "see this test's docstring for what to do")
+
+
+def test_keys_marked_as_not_scaling_exist_and_are_not_read():
+    numeric = numeric_schema_keys(SCHEMA)
+    unknown = sorted(set(NOT_SCALING) - numeric)
+    assert not unknown, f"NOT_SCALING lists keys the schema does not have: {unknown}"
+    read = _patterns_read()
+    both = sorted(key for key in NOT_SCALING if key in read)
+    assert not both, f"keys marked as not scaling that an estimate reads: {both}"
+
+
+def test_every_integer_key_has_a_maximum():
+    unbounded = []
+
+    def walk(node, key):
+        if not isinstance(node, dict):
+            return
+        kind = node.get("type")
+        kinds = {kind} if isinstance(kind, str) else set(kind or ())
+        if "integer" in kinds and "maximum" not in node and "enum" not in node:
+            unbounded.append(key)
+        for name, sub in node.get("properties", {}).items():
+            walk(sub, f"{key}.{name}" if key else name)
+        for word in ("items", "additionalProperties"):
+            walk(node.get(word), f"{key}[]" if word == "items" else f"{key}.*")
+        for alternative in node.get("oneOf", []) + node.get("anyOf", []):
+            walk(alternative, key)
+
+    walk(SCHEMA, "")
+    assert not unbounded, f"integer keys without a maximum in config/schema.yaml: {unbounded}"
+
+
+def test_the_readme_table_is_the_generated_one():
+    table = scaling_table(SCHEMA, [FULL, SMOKE])
+    assert table in (ROOT / "README.md").read_text(), (
+        "the README's table of keys read by the estimates is stale: paste the output of "
+        "`python -m dogs.experiments._resources table`")
