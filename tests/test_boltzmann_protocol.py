@@ -321,3 +321,14 @@ def test_the_spin_form_runs_end_to_end_and_refuses_data_of_the_other_form(tmp_pa
     assert boltzmann.EXPERIMENT.main(argv) == 2
     assert "drawn in the spin form" in capfd.readouterr().err
     assert np.isfinite(log_partition(w, 4, form="spin"))
+
+
+def test_variant_benchmarks_calibrate_the_chains_rate_of_their_data_set():
+    from dogs.experiments._resources import rule_of
+
+    rules = ["boltzmann_compute_chains", "boltzmann_compute_chains_large", "boltzmann_compute_variant"]
+    folder = "results/benchmarks/snakemake/"
+    assert rule_of(folder + "boltzmann_compute_variant_errata_b2_f100_heart.tsv", rules, FULL) == "boltzmann_compute_chains"
+    assert rule_of(folder + "boltzmann_compute_variant_errata_b2_f10000_heart.tsv", rules, FULL) == "boltzmann_compute_chains"
+    assert (rule_of(folder + "boltzmann_compute_variant_ours_protocol_synthetic50.tsv", rules, FULL)
+            == "boltzmann_compute_chains_large")
