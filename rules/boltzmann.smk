@@ -1,15 +1,19 @@
 # Boltzmann-machine posteriors with estimated partition-function ratios (AA §3.2, appendix A.4, Figs. 6-8).
 #   heart_disease/{dataset}/        data.npz, posterior_{sampler}.npz (the W samples of every chain)
-#   heart_disease/                  log_ratio_errors.csv (Fig. 6), fractions_within.csv (Fig. 8), claims
+#   heart_disease/{dataset}/variants/{variant}/   posterior_{sampler}.npz of sensitivity runs and errata diagnostics
+#   heart_disease/                  log_ratio_errors.csv (Fig. 6), fractions_within.csv (Fig. 8),
+#                                   posterior_moments.csv (Fig. 7), claims
 # The heart data set comes from the data directory (README, Data); the synthetic ones are drawn here.
 
 
 BM_SMALL = [n for n in config["boltzmann"]["datasets"] if bm_units(n) <= 10]
 BM_LARGE = [n for n in config["boltzmann"]["datasets"] if bm_units(n) > 10]
+BM_VARIANTS = config["boltzmann"].get("variants") or {}
 
 
 wildcard_constraints:
     bm_dataset="|".join(config["boltzmann"]["datasets"]),
+    bm_variant="|".join(BM_VARIANTS) or "(?!)",
 
 
 rule boltzmann_compute_data:  # the heart-disease table, or synthetic data from a random Boltzmann machine
@@ -85,12 +89,38 @@ rule boltzmann_compute_chains_large:  # the same without the exact chain (2^d st
         "{params.python} -m dogs.experiments.boltzmann compute-chains {params.args} > {log} 2>&1"
 
 
+rule boltzmann_compute_variant:  # sampler: the inner samplers of a sensitivity run or an errata diagnostic, one data set
+    input:
+        data=result("heart_disease/{bm_dataset}/data.npz"),
+    output:
+        chains=directory(result("heart_disease/{bm_dataset}/variants/{bm_variant}")),
+    log:
+        result("logs/heart_disease/compute_variant_{bm_variant}_{bm_dataset}.log"),
+    benchmark:
+        result(
+            "benchmarks/snakemake/boltzmann_compute_variant_{bm_variant}_{bm_dataset}.tsv"
+        )
+    priority: WIDE
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES  # independent chains over every core (single-threaded worker processes)
+    resources:
+        mem_mb=lambda wildcards, threads: memory_mb("boltzmann") + 250 * threads,  # + a worker process per thread
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
+    shell:
+        "{params.python} -m dogs.experiments.boltzmann compute-variant {params.args} > {log} 2>&1"
+
+
 rule boltzmann_summarise:
     input:
         chains=bm_chain_files(),
+        variant_chains=bm_variant_folders(),
     output:
         errors=result("heart_disease/log_ratio_errors.csv"),
         fractions=result("heart_disease/fractions_within.csv"),
+        posterior=result("heart_disease/posterior_moments.csv"),
         claims=result("claims/boltzmann.json"),
     log:
         result("logs/heart_disease/summarise.log"),
@@ -161,6 +191,27 @@ rule boltzmann_plot_fig8:
         args=step_args("boltzmann"),
     shell:
         "{params.python} -m dogs.experiments.boltzmann plot-fig8 {params.args} > {log} 2>&1"
+
+
+rule boltzmann_plot_errata:  # diagnostics of the authors' code: B1 (CMH's ratio / F) and B2 (cross-chain error)
+    input:
+        errors=result("heart_disease/log_ratio_errors.csv"),
+        posterior=result("heart_disease/posterior_moments.csv"),
+    output:
+        figure=report(
+            figure("heart_disease/errata_b1_b2.png"),
+            caption="captions/heart_errata.rst",
+            category="Annular augmentation, Boltzmann machine",
+        ),
+    log:
+        result("logs/heart_disease/plot_errata.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("boltzmann"),
+    shell:
+        "{params.python} -m dogs.experiments.boltzmann plot-errata {params.args} > {log} 2>&1"
 
 
 data_claims("boltzmann", "heart_disease", result("claims/boltzmann.json"))

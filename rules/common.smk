@@ -198,6 +198,15 @@ def bm_chain_files(name=None):
     ]
 
 
+def bm_variant_folders():
+    """The folder of every boltzmann variant and data set it runs (one posterior file per inner sampler inside)."""
+    return [
+        result(f"heart_disease/{d}/variants/{v}")
+        for v, spec in (config["boltzmann"].get("variants") or {}).items()
+        for d in spec["datasets"]
+    ]
+
+
 def bm_data_inputs(wildcards):
     """The heart-disease table for the heart data set (stops the workflow with instructions when it is missing)."""
     spec = config["boltzmann"]["datasets"][wildcards.bm_dataset]

@@ -105,9 +105,12 @@ def test_the_heart_table_is_read_with_the_documented_coding():
     np.testing.assert_array_equal(y.sum(axis=0), [880, 778, 914, 787, 780, 260])  # level "n" = present / high
 
 
-TINY = {**SMOKE["boltzmann"], "outer_samples": 3,
-        "datasets": {"synthetic10": {"source": "synthetic", "units": 4, "data_points": 20, "chains": 3, "inner_samples": 5},
-                     "synthetic25": {"source": "synthetic", "units": 5, "data_points": 20, "chains": 2, "inner_samples": 5}}}
+_PROTOCOL = {"prior": {"mean": "truth", "variance": 2.0}, "start": {"mean": "truth", "variance": 0.5}}
+TINY = {**SMOKE["boltzmann"], "outer_samples": 3, "variants": {},
+        "datasets": {"synthetic10": {"source": "synthetic", "units": 4, "data_points": 20, "chains": 3, "inner_samples": 5,
+                                     **_PROTOCOL},
+                     "synthetic25": {"source": "synthetic", "units": 5, "data_points": 20, "chains": 2, "inner_samples": 5,
+                                     **_PROTOCOL}}}
 
 
 def test_the_configs_pass_the_experiment_checks():
@@ -125,11 +128,13 @@ def test_experiment_steps_end_to_end(tmp_path):
         chain_files += list(outputs.values())
     with np.load(chain_files[0]) as first:
         assert first["weights"].shape == (3, 3, 6) and np.all(np.isfinite(first["exact"]))
-    outs = outputs_in(tmp_path, errors="errors.csv", fractions="fractions.csv", claims="claims.json")
+    outs = outputs_in(tmp_path, errors="errors.csv", fractions="fractions.csv", posterior="posterior.csv",
+                      claims="claims.json")
     run(boltzmann, "summarise", TINY, 6, inputs={"chains": chain_files}, outputs=outs, smoke=True)
     errors = pd.read_csv(outs["errors"])
-    assert list(errors.columns) == ["dataset", "sampler", "chain", "mean_abs_error"]
-    assert set(errors["sampler"]) == {"HMC", "CMH", "AAS + RB", "AAG + RB"}
+    assert list(errors.columns) == ["variant", "dataset", "sampler", "inner_samples", "chain", "mean_abs_error",
+                                    "cross_chain_error", "acceptance"]
+    assert set(errors["sampler"]) == {"exact", "HMC", "CMH", "AAS + RB", "AAG + RB"}
     assert "aa_fig6_synthetic_annular_best" in json.loads(outs["claims"].read_text())["claims"]
     run(boltzmann, "plot-fig6", TINY, 6, inputs={"errors": outs["errors"]}, outputs={"figure": tmp_path / "f6.png"})
     run(boltzmann, "plot-fig8", TINY, 6, inputs={"fractions": outs["fractions"]}, outputs={"figure": tmp_path / "f8.png"})

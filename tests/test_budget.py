@@ -10,7 +10,8 @@ from dogs.samplers.budget import equal_cost_budget
 
 
 def test_paper_ising_budget():
-    """9x9 torus, ``t = 2.5``, clique 4, 1000 HMC samples: F = 931500, 1446 annular iterations, 2875 CMH samples."""
+    """9x9 torus, ``t = 2.5``, clique 4, 1000 HMC samples: F = 931500, 1446 annular iterations, 2875 CMH samples,
+    232 875 CMH + LBP proposals."""
     budget = equal_cost_budget(81, travel_time_periods=2.5, n_hmc_samples=1000, clique_size=4)
     assert budget["density_evaluations"] == 931500
     assert budget["annular_iterations"] == 1446
@@ -19,7 +20,9 @@ def test_paper_ising_budget():
     assert budget["cmh_proposals_per_sample"] == 81
     assert budget["hmc_samples"] == 1000
     assert budget["hmc_travel_time"] == pytest.approx(2.5 * math.pi)
-    assert budget["single_flip_evaluations"] == {"exact_hmc": 202500, "annular": 1446 * 161, "cmh": 2875 * 81}
+    assert budget["cmh_lbp_proposals"] == 232875  # CMH + LBP spends the budget in proposed flips (L K)
+    assert budget["single_flip_evaluations"] == {"exact_hmc": 202500, "annular": 1446 * 161, "cmh": 2875 * 81,
+                                                 "cmh_lbp": 2875 * 81}
 
 
 def test_defaults_are_the_paper_ising_setting():

@@ -42,6 +42,17 @@ rule above; after an accepted flip ``w_i`` and ``W`` are recomputed. Remaining c
 final state; once every propensity is 0 the chain is frozen and no further uniform is drawn.
 The recorded sequence has exactly the law of :func:`cmh_lbp_steps`; only flips are simulated.
 
+:func:`cmh_lbp_proposals` (the same chain run for a fixed number of *proposed flips*, the budget of the
+annular-augmentation authors' discrete-event sampler, instead of a fixed number of steps). Per event,
+with the same uniforms and rules as :func:`cmh_lbp_events`: geometric uniform ``u1`` and the event step
+``t + 1 + floor(r)``; the checkpoints ``c < t + 1 + floor(r)`` not yet recorded all see the current
+state, which is written once with their number in ``counts``; selection uniform ``u2``; evaluation;
+acceptance uniform ``u3``. After the ``n_proposals``-th event the checkpoints up to and including its
+step are recorded with the final state. Steps are counted in float64 (exact up to ``2^53``; a
+geometric gap can be astronomically long when every propensity is tiny). If every propensity is 0 the
+chain can never propose again: it holds that state for ever, so the rows written so far are dropped
+and the frozen state is the single row (count 1), the limit of the recorded sequence.
+
 Everything is private and takes arrays and scalars only; the public wrappers are in
 :mod:`dogs.samplers.metropolis`.
 """
@@ -55,7 +66,7 @@ from numba import njit
 
 from dogs._kernels.rng import uniform_from_bits, xoshiro_next
 
-__all__ = ["flip_delta", "cmh_chain", "cmh_lbp_steps", "cmh_lbp_events"]
+__all__ = ["flip_delta", "cmh_chain", "cmh_lbp_steps", "cmh_lbp_events", "cmh_lbp_proposals"]
 
 
 @njit(inline="always", cache=True)
@@ -179,3 +190,75 @@ def cmh_lbp_events(indptr, neighbors, coupling, h, prior_plus, prior_minus, prio
         recorded += 1
     rng_state[0], rng_state[1], rng_state[2], rng_state[3] = s0, s1, s2, s3
     return evaluations
+
+
+@njit(cache=True)
+def cmh_lbp_proposals(indptr, neighbors, coupling, h, prior_plus, prior_minus, prior_logit, spins, rng_state,
+                      n_proposals, per_sample, samples, counts):
+    """The chain of :func:`cmh_lbp_steps` until ``n_proposals`` flips are proposed (module docstring).
+
+    ``samples`` is an ``(n_proposals + 1, d)`` int8 buffer and ``counts`` an ``(n_proposals + 1,)`` float64
+    buffer: row ``r`` is a state recorded at ``counts[r]`` consecutive checkpoints (every ``per_sample``
+    steps, holds included). Returns ``(rows written, steps simulated, density evaluations)``.
+    """
+    d = spins.size
+    s0, s1, s2, s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
+    weights = np.empty(d, dtype=np.float64)
+    total = 0.0
+    for j in range(d):
+        weights[j] = prior_minus[j] if spins[j] > 0 else prior_plus[j]
+        total += weights[j]
+    every = float(per_sample)
+    step = 0.0
+    checkpoint = every  # the next checkpoint not yet recorded
+    rows = 0
+    evaluations = 0
+    frozen = False
+    for _ in range(n_proposals):
+        if not total > 0.0:
+            frozen = True
+            break
+        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+        alpha = total / d
+        ratio = 0.0 if alpha >= 1.0 else math.log1p(-uniform_from_bits(bits)) / math.log1p(-alpha)
+        event = step + 1.0 + math.floor(ratio)
+        if checkpoint < event:  # checkpoints checkpoint, checkpoint + every, ... < event hold the current state
+            seen = math.floor((event - 1.0 - checkpoint) / every) + 1.0
+            samples[rows, :] = spins
+            counts[rows] = seen
+            rows += 1
+            checkpoint += seen * every
+        step = event
+        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+        target = uniform_from_bits(bits) * total
+        i = -1
+        running = 0.0
+        for j in range(d):
+            running += weights[j]
+            if target < running:
+                i = j
+                break
+        if i < 0:  # rounding guard: the last site with positive propensity
+            for j in range(d - 1, -1, -1):
+                if weights[j] > 0.0:
+                    i = j
+                    break
+        log_ratio = flip_delta(indptr, neighbors, coupling, h, spins, i) + spins[i] * prior_logit[i]
+        evaluations += 1
+        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+        if uniform_from_bits(bits) < math.exp(log_ratio):
+            spins[i] = -spins[i]
+            weights[i] = prior_minus[i] if spins[i] > 0 else prior_plus[i]
+            total = 0.0
+            for j in range(d):
+                total += weights[j]
+    if frozen:
+        samples[0, :] = spins
+        counts[0] = 1.0
+        rows = 1
+    elif checkpoint <= step:  # checkpoints up to the last proposal's step see the state after it
+        samples[rows, :] = spins
+        counts[rows] = math.floor((step - checkpoint) / every) + 1.0
+        rows += 1
+    rng_state[0], rng_state[1], rng_state[2], rng_state[3] = s0, s1, s2, s3
+    return rows, step, evaluations

@@ -156,20 +156,42 @@ def _mcmc_mle(s: dict) -> dict[str, float]:
 
 def _annular_ising(s: dict) -> dict[str, float]:
     p = s["side"] ** 2
+    t = s["travel_time_periods"]
+    proposals = s["hmc_samples"] * (p * t + p + 4 * p * (t - 0.5)) / 4  # CMH + LBP's proposed flips (the budget)
     return {
         "annular_ising.side": p * _PER_VARIABLE + 8.0 * 2 ** min(2 * s["side"] + 1, 1000),  # torus treewidth 2 side
-        "annular_ising.hmc_samples": s["hmc_samples"] * 64 * (p + 2 * p) * 8,  # estimator sums per sample event
+        # estimator sums per sample event; CMH + LBP stores up to one state and count per proposal
+        "annular_ising.hmc_samples": s["hmc_samples"] * 64 * (p + 2 * p) * 8 + proposals * (p + 8),
     }
+
+
+def _boltzmann_job(s: dict, spec: dict, d: int) -> float:
+    """Bytes of one Boltzmann chains job: the weights of every chain, the data, the inner samples, log Z tables."""
+    return (spec["chains"] * d * d * 16 + spec.get("data_points", 2000) * d * 8
+            + s["outer_samples"] * d * d * 8 * len(s["samplers"])
+            + spec["inner_samples"] * 64 * d * 8
+            + (8.0 * 2 ** min(d, 1000) if d <= 30 else 0.0))  # log Z by enumeration
+
+
+def _variant_runs(s: dict):
+    """``(variant, data set, the data set's settings with the variant's counts, units)`` of every variant run."""
+    for variant, change in (s.get("variants") or {}).items():
+        for name in change["datasets"]:
+            spec = s["datasets"].get(name)
+            if spec is None:
+                continue
+            merged = {**spec, "chains": change.get("chains", spec["chains"]),
+                      "inner_samples": change.get("inner_samples", spec["inner_samples"])}
+            yield variant, name, merged, spec.get("units", 6)
 
 
 def _boltzmann(s: dict) -> dict[str, float]:
     out = {}
     for name, spec in s["datasets"].items():
-        d = spec.get("units", 6)
-        out[f"boltzmann.datasets.{name}"] = (spec["chains"] * d * d * 16 + spec.get("data_points", 2000) * d * 8
-                                             + s["outer_samples"] * d * d * 8 * len(s["samplers"])
-                                             + spec["inner_samples"] * 64 * d * 8
-                                             + (8.0 * 2 ** min(d, 1000) if d <= 30 else 0.0))  # log Z by enumeration
+        out[f"boltzmann.datasets.{name}"] = _boltzmann_job(s, spec, spec.get("units", 6))
+    for variant, name, spec, d in _variant_runs(s):
+        out[f"boltzmann.variants.{variant}"] = max(out.get(f"boltzmann.variants.{variant}", 0.0),
+                                                   _boltzmann_job(s, spec, d))
     return out
 
 
@@ -385,16 +407,18 @@ def _time_annular_ising(s: dict) -> list[Work]:
             sampled += count
         else:
             truth_only += count
-    # truth: a junction tree of the torus (cliques of 2 side + 1 spins); LBP sweeps up to its cap
-    truth = 2.0 ** (2 * s["side"] + 1) * p + s["lbp"]["max_iterations"] * p * 4
+    # truth: a junction tree of the torus (cliques of 2 side + 1 spins); LBP sweeps up to its cap; per bias draw,
+    # at W and at W/2 (the diagnostic of the authors' coupling)
+    truth = 2 * (2.0 ** (2 * s["side"] + 1) * p + s["lbp"]["max_iterations"] * p * 4)
     return [
         Work("annular_ising_compute", {"annular_ising.groups": sampled, "annular_ising.runs": s["runs"],
+                                       "annular_ising.bias_draws": s["bias_draws"],
                                        "annular_ising.hmc_samples": s["hmc_samples"],
                                        "annular_ising.travel_time_periods": s["travel_time_periods"],
                                        "annular_ising.side": p + truth / max(1, s["runs"] * s["hmc_samples"])},
              jobs=sampled),
-        Work("annular_ising_compute_truth", {"annular_ising.groups": truth_only, "annular_ising.side": truth},
-             jobs=truth_only),
+        Work("annular_ising_compute_truth", {"annular_ising.groups": truth_only, "annular_ising.bias_draws":
+                                             s["bias_draws"], "annular_ising.side": truth}, jobs=truth_only),
     ]
 
 
@@ -409,6 +433,15 @@ def _time_boltzmann(s: dict) -> list[Work]:
             "boltzmann.samplers": len(s["samplers"]), f"boltzmann.datasets.{name}.chains": spec["chains"],
             "boltzmann.outer_samples": s["outer_samples"],
             f"boltzmann.datasets.{name}.inner_samples": spec["inner_samples"] + exact,
+            "boltzmann.travel_time_periods": s["travel_time_periods"], f"boltzmann.datasets.{name}.units": d * d}))
+    # a variant job runs the same chains (boltzmann_compute_variant): counted at the rate of the chains of its d
+    for variant, name, spec, d in _variant_runs(s):
+        change = s["variants"][variant]
+        exact = 2.0 ** d if d <= 10 else 0.0
+        out.append(Work("boltzmann_compute_chains" if d <= 10 else "boltzmann_compute_chains_large", {
+            "boltzmann.samplers": len(change.get("samplers", s["samplers"])),
+            f"boltzmann.variants.{variant}.chains": spec["chains"], "boltzmann.outer_samples": s["outer_samples"],
+            f"boltzmann.variants.{variant}.inner_samples": spec["inner_samples"] + exact,
             "boltzmann.travel_time_periods": s["travel_time_periods"], f"boltzmann.datasets.{name}.units": d * d}))
     return out
 
@@ -606,6 +639,11 @@ def rule_of(benchmark_file: str, rules, config: dict | None = None) -> str | Non
             return rule + stem.removeprefix(prefix.split("/")[-1]) if rule.endswith(":") else rule
     names = [r for r in rules if stem == r or stem.startswith(r + "_") or stem.removeprefix(r).isdigit()]
     rule = max(names, key=len) if names else None
+    if rule == "boltzmann_compute_variant" and config is not None:  # <variant>_<data set>: the chains of its d
+        rest = stem.removeprefix(rule + "_")
+        variant = max((v for v in config["boltzmann"].get("variants") or {} if rest.startswith(v + "_")), key=len,
+                      default=None)
+        rule, stem = "boltzmann_compute_chains", "boltzmann_compute_chains_" + (rest[len(variant) + 1:] if variant else rest)
     if rule == "boltzmann_compute_chains" and config is not None:
         spec = config["boltzmann"]["datasets"].get(stem.removeprefix(rule + "_"), {})
         if spec.get("units", 6) > 10:
@@ -717,8 +755,10 @@ NOT_SCALING: dict[str, str] = {
     "annular_ising.high_strength": "a level of the summary",
     "annular_ising.high_strength_zero_bias": "a level of the summary",
     "boltzmann.proposal_variance": "a model parameter",
-    "boltzmann.prior_variance": "a model parameter",
-    "boltzmann.initial_sd": "a model parameter",
+    "boltzmann.datasets.*.prior.variance": "a model parameter",
+    "boltzmann.datasets.*.start.variance": "a model parameter",
+    "boltzmann.variants.*.prior.variance": "a model parameter",
+    "boltzmann.variants.*.start.variance": "a model parameter",
     "boltzmann.within": "a level of the summary",
     "boltzmann.synthetic_bias": "a model parameter",
     "msrc.sigma": "a model parameter",

@@ -1,10 +1,16 @@
 r"""Boltzmann-machine posteriors with estimated partition-function ratios (AA §3.2, appendix A.4, Figs. 6-8).
 
 Approximate Metropolis-Hastings over the weights of a fully connected Boltzmann machine with zero biases
-(:func:`dogs.learning.boltzmann_posterior.approximate_mh`): proposal ``N(W, proposal_variance I)``, prior
-``N(0, prior_variance I)``, and the ratio ``Z(W')/Z(W)`` of every proposal estimated from ``F`` inner samples of
-HMC, CMH, AAS + RB or AAG + RB at the paper's equal-cost budget (AA eq. 5); the chain with the exact ratio
-(enumeration) runs beside them where ``2^d`` states can be enumerated.
+(:func:`dogs.learning.boltzmann_posterior.approximate_mh`): proposal ``N(W, proposal_variance I)``, the prior and the
+chains' start per data set (``prior`` and ``start`` of each data set: mean ``zero`` or ``truth``, a variance), and the
+ratio ``Z(W')/Z(W)`` of every proposal estimated from ``F`` inner samples of HMC, CMH, AAS + RB or AAG + RB at the
+paper's equal-cost budget (AA eq. 5); the chain with the exact ratio (enumeration) runs beside them where ``2^d``
+states can be enumerated. ``model_form`` chooses the {0, 1} form of the paper's text or the ±1 zero-field form of
+the authors' code; ``inner_start`` restarts each inner run from random signs (the authors' code) or keeps its state.
+
+Our "AAG + RB" is the annular chain with the Gibbs operator, Rao-Blackwellised; the authors' code ran the Suwa-Todo
+chain under that name in these experiments (``InnerMCMC.m`` calls ``AAG_RB_data``, which uses the Suwa-Todo
+operator with Gibbs-weight RB). Our AAST is in the Ising experiment.
 
 Datasets (``config``): ``heart`` (the heart-disease table, 1841 people, 6 risk factors: Fig. 6 left, Fig. 7),
 ``synthetic10`` (d = 10, ``W_ij ~ N(0, 1)``, ``b_i ~ U[-0.1, 0.1]``, exact samples by enumeration: Fig. 6 right)
@@ -12,13 +18,22 @@ and ``synthetic25`` / ``synthetic50`` (data from independent exact-HMC chains: F
 over its steps of ``|log Z(W')/Z(W) - estimate|`` (needs the exact ratio: d <= 10). Fig. 8: the fraction of
 posterior samples of each weight within ``within`` (20%) of its true value.
 
+Variants (``variants``): extra runs of some data sets with some settings changed, each in its own folder: the
+sensitivity of a verdict to a choice (our earlier prior and start, a persistent inner chain), and the diagnostics
+of the authors' code (``cmh_ratio: authors``, B1: CMH's ratio divided by F instead of L; runs at other F, B2: the
+error measured against the exact ratios of a *different* chain, as the authors' Fig. 6 did). A variant whose only
+changes are ``chains``, ``inner_samples`` or ``samplers`` runs the main protocol (it enters the B2 series).
+
 Steps (``python -m dogs.experiments.boltzmann <step> ...``, see :mod:`dogs.experiments._cli`):
 
 ``compute-data``    wildcard ``bm_dataset``; output data (npz: y, statistic, d, N, W_true, b_true)
 ``compute-chains``  wildcard ``bm_dataset``; input data; outputs ``chains_<sampler>`` (npz), one per inner sampler
                     (the exact chain only when d <= 10)
-``summarise``       inputs chains (every dataset and sampler); outputs errors (csv), fractions (csv), claims
-``plot-fig6``, ``plot-fig7``, ``plot-fig8``
+``compute-variant`` wildcards ``bm_dataset``, ``bm_variant``; input data; output chains (a folder of
+                    ``posterior_<sampler>.npz``, one per inner sampler of the variant)
+``summarise``       inputs chains and variant_chains (folders); outputs errors (csv, per variant, data set, sampler and chain:
+                    error, cross-chain error, acceptance), fractions (csv), posterior (csv), claims
+``plot-fig6``, ``plot-fig7``, ``plot-fig8``, ``plot-errata`` (B1 and B2)
 """
 
 from __future__ import annotations
@@ -28,15 +43,25 @@ import itertools
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import erf
+from scipy.stats import norm
 
 from dogs.claims import measured
 from dogs.data import load_heart_disease, require_dataset
 from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import write_csv, write_meta, write_npz
-from dogs.learning.boltzmann_posterior import MAX_ENUMERATION_UNITS, approximate_mh, pair_statistics
+from dogs.learning.boltzmann_posterior import (
+    MAX_ENUMERATION_UNITS,
+    approximate_mh,
+    authors_cmh_offset,
+    form_statistic,
+    pair_statistics,
+)
+from dogs.models.binary import BinaryPairwiseMRF
 from dogs.models.boltzmann import boltzmann_to_spin, spin_to_zero_one
 from dogs.samplers.exact_hmc import exact_hmc
 from dogs.seeds import seed_record, seed_sequence
@@ -50,6 +75,13 @@ ERROR_UNITS = 10
 #: Path-friendly names of the inner samplers and their names in :data:`dogs.samplers.suite.AA_SAMPLERS`.
 SAMPLERS = {"exact": "exact", "hmc": "HMC", "cmh": "CMH", "aas_rb": "AAS + RB", "aag_rb": "AAG + RB"}
 ANNULAR = ("aas_rb", "aag_rb")
+MAIN = "main"
+#: Keys of a variant that keep the main protocol (its runs enter the B2 series over F).
+PROTOCOL_KEEPING = {"datasets", "chains", "inner_samples", "samplers"}
+
+
+def _units(spec: dict) -> int:
+    return 6 if spec["source"] == "heart_disease" else spec["units"]
 
 
 def check_settings(settings: dict) -> None:
@@ -61,6 +93,23 @@ def check_settings(settings: dict) -> None:
             if spec["units"] > MAX_ENUMERATION_UNITS and "data_sweeps" not in spec:
                 raise SettingsError(f"config key boltzmann.datasets.{name}: {spec['units']} units cannot be sampled "
                                     "exactly; give data_sweeps (exact-HMC trajectories per data point)")
+        else:
+            for key in ("prior", "start"):
+                if spec[key]["mean"] == "truth":
+                    raise SettingsError(f"config key boltzmann.datasets.{name}.{key}.mean: the heart data have no true "
+                                        "weights to centre on; use zero")
+    for variant, spec in (settings.get("variants") or {}).items():
+        if variant == MAIN:
+            raise SettingsError(f"config key boltzmann.variants.{MAIN}: the name is reserved for the main runs")
+        for dataset in spec["datasets"]:
+            if dataset not in settings["datasets"]:
+                raise SettingsError(f"config key boltzmann.variants.{variant}.datasets: {dataset!r} is not a data set")
+            for key in ("prior", "start"):
+                if key in spec and spec[key]["mean"] == "truth" and settings["datasets"][dataset]["source"] != "synthetic":
+                    raise SettingsError(f"config key boltzmann.variants.{variant}.{key}.mean: data set {dataset!r} has "
+                                        "no true weights to centre on")
+        if spec.get("cmh_ratio") == "authors" and "cmh" not in spec.get("samplers", settings["samplers"]):
+            raise SettingsError(f"config key boltzmann.variants.{variant}.cmh_ratio: the variant runs no CMH chain")
 
 
 EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings)
@@ -72,11 +121,29 @@ def dataset_settings(settings: dict, name: str) -> dict:
     return settings["datasets"][name]
 
 
-def synthetic_data(units: int, points: int, bias_range: float, sweeps: int | None, seed: np.random.SeedSequence):
-    """``(y, W_true, b_true)``: ``W_ij ~ N(0, 1)``, ``b_i ~ U[-bias_range, bias_range]``, ``points`` {0, 1} samples.
+def variant_settings(settings: dict, variant: str, name: str) -> dict:
+    """The data set's settings with the variant's changes (``chains``, ``inner_samples``, ``prior``, ``start``,
+    ``inner_start``, ``cmh_ratio``) applied; ``samplers`` the variant's inner samplers."""
+    spec = dataset_settings(settings, name)
+    variants = settings.get("variants") or {}
+    if variant not in variants:
+        raise SettingsError(f"wildcard bm_variant={variant!r} is not in config key boltzmann.variants")
+    change = variants[variant]
+    if name not in change["datasets"]:
+        raise SettingsError(f"variant {variant!r} does not run data set {name!r} (config key "
+                            f"boltzmann.variants.{variant}.datasets)")
+    return {**spec, **{k: v for k, v in change.items() if k != "datasets"},
+            "samplers": change.get("samplers", settings["samplers"])}
 
-    Exact draws by enumeration when ``2^units`` states can be listed; otherwise the final states of ``points``
-    independent exact-HMC chains of ``sweeps`` trajectories (travel time ``1.5 pi``) from uniform random starts.
+
+def synthetic_data(units: int, points: int, bias_range: float, sweeps: int | None, seed: np.random.SeedSequence,
+                   form: str = "zero_one"):
+    """``(y, W_true, b_true)``: ``W_ij ~ N(0, 1)``, ``b_i ~ U[-bias_range, bias_range]``, ``points`` {0, 1} rows.
+
+    The data come from ``exp(sum_{i<j} W_ij x_i x_j + sum_i b_i x_i)`` with ``x = y`` (``form="zero_one"``) or
+    ``x = 2y - 1`` (``"spin"``). Exact draws by enumeration when ``2^units`` states can be listed; otherwise the final
+    states of ``points`` independent exact-HMC chains of ``sweeps`` trajectories (travel time ``1.5 pi``) from uniform
+    random starts.
     """
     rng = np.random.default_rng(seed)
     upper = np.triu(rng.standard_normal((units, units)), 1)
@@ -84,12 +151,13 @@ def synthetic_data(units: int, points: int, bias_range: float, sweeps: int | Non
     bias = rng.uniform(-bias_range, bias_range, units)
     if units <= MAX_ENUMERATION_UNITS:
         states = np.array(list(itertools.product((0, 1), repeat=units)), dtype=np.int8)
-        energy = pair_statistics(states) @ upper[np.triu_indices(units, 1)] + states @ bias
+        x = states if form == "zero_one" else 2 * states - 1
+        energy = pair_statistics(x) @ upper[np.triu_indices(units, 1)] + x @ bias
         probabilities = np.exp(energy - energy.max())
         probabilities /= probabilities.sum()
         y = states[rng.choice(len(states), size=points, p=probabilities)]
     else:
-        model, _ = boltzmann_to_spin(weights, bias)
+        model = boltzmann_to_spin(weights, bias)[0] if form == "zero_one" else BinaryPairwiseMRF.dense(weights, bias)
         starts = np.where(rng.random((points, units)) < 0.5, 1, -1)
         children = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1)).spawn(points)
         y = np.stack([spin_to_zero_one(exact_hmc(model, n_samples=sweeps, travel_time=1.5 * np.pi, seed=children[n],
@@ -110,26 +178,60 @@ def compute_data(ctx):
         description = "the heart-disease table (Reinis et al. 1981) as {0, 1} rows; 1 = risk factor present or high"
     else:
         y, weights, bias = synthetic_data(spec["units"], spec["data_points"], cfg["synthetic_bias"],
-                                          spec.get("data_sweeps"), seed_sequence(ctx.seed, *path))
+                                          spec.get("data_sweeps"), seed_sequence(ctx.seed, *path), cfg["model_form"])
         truth = {"W_true": weights[np.triu_indices(spec["units"], 1)], "b_true": bias}
         description = ("synthetic data (AA appendix A.4): exact samples by enumeration" if spec["units"] <= MAX_ENUMERATION_UNITS
                        else f"synthetic data: final states of independent exact-HMC chains of {spec['data_sweeps']} trajectories")
-    write_npz(ctx.output("data"), y=y, statistic=pair_statistics(y).sum(axis=0), d=y.shape[1], N=len(y), **truth)
+        description += f", {cfg['model_form']} form"
+    write_npz(ctx.output("data"), y=y, statistic=form_statistic(y, cfg["model_form"]), d=y.shape[1], N=len(y),
+              model_form=cfg["model_form"], **truth)
     write_meta(ctx.output("data"), settings=cfg, seed=seed_record(ctx.seed, *path), elapsed_seconds=ctx.elapsed(),
-               extra={"dataset": name, "description": description})
+               extra={"dataset": name, "description": description + "; statistic: sum of phi(x) in the model's form"})
     ctx.log.info("%s: %d data points, d = %d", name, len(y), y.shape[1])
 
 
-def run_chain(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: str, child: np.random.SeedSequence):
-    """One approximate MH chain of :func:`run_chains` from its own seed ``child`` (start, then chain)."""
+@dataclass(frozen=True)
+class ChainProtocol:
+    """How the chains of one run start and what they target besides the data: ``initial(seed)`` draws a chain's
+    starting weights; ``options`` are the keyword arguments of :func:`approximate_mh` that the protocol sets."""
+
+    start_mean: np.ndarray
+    start_sd: float
+    options: dict
+
+    def initial(self, seed) -> np.ndarray:
+        return self.start_mean + self.start_sd * np.random.default_rng(seed).standard_normal(self.start_mean.size)
+
+
+def chain_protocol(cfg: dict, spec: dict, d: int, sampler: str, truth=None) -> ChainProtocol:
+    """The prior ``N(mu, v I)`` and start ``N(mu0, v0 I)`` of ``spec`` (mean ``zero`` or ``truth``), the inner start,
+    the model form, and for CMH the ratio offset of the authors' normalisation when ``spec["cmh_ratio"] == "authors"``
+    (a diagnostic)."""
     m = d * (d - 1) // 2
+
+    def mean(which):
+        if spec[which]["mean"] == "zero":
+            return np.zeros(m)
+        if truth is None:
+            raise SettingsError(f"{which} centred on the truth needs true weights (synthetic data)")
+        return np.asarray(truth, dtype=np.float64)
+
+    offset = (authors_cmh_offset(d, spec["inner_samples"], cfg["travel_time_periods"])
+              if sampler == "cmh" and spec.get("cmh_ratio", "correct") == "authors" else 0.0)
+    options = {"prior_mean": mean("prior"), "prior_variance": float(spec["prior"]["variance"]),
+               "inner_start": spec.get("inner_start", cfg["inner_start"]), "model_form": cfg["model_form"],
+               "ratio_offset": offset}
+    return ChainProtocol(mean("start"), float(np.sqrt(spec["start"]["variance"])), options)
+
+
+def run_chain(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: str, protocol: ChainProtocol,
+              child: np.random.SeedSequence):
+    """One approximate MH chain of :func:`run_chains` from its own seed ``child`` (start, then chain)."""
     init_seed, chain_seed = child.spawn(2)
-    initial = cfg["initial_sd"] * np.random.default_rng(init_seed).standard_normal(m)
-    return approximate_mh(statistic, n_data, d=d, sampler=SAMPLERS[sampler], initial=initial,
-                          n_steps=cfg["outer_samples"], prior_variance=cfg["prior_variance"],
-                          proposal_variance=cfg["proposal_variance"], inner_samples=spec["inner_samples"],
-                          travel_time_periods=cfg["travel_time_periods"], seed=chain_seed,
-                          exact_ratios=d <= ERROR_UNITS)
+    return approximate_mh(statistic, n_data, d=d, sampler=SAMPLERS[sampler], initial=protocol.initial(init_seed),
+                          n_steps=cfg["outer_samples"], proposal_variance=cfg["proposal_variance"],
+                          inner_samples=spec["inner_samples"], travel_time_periods=cfg["travel_time_periods"],
+                          seed=chain_seed, exact_ratios=d <= ERROR_UNITS, **protocol.options)
 
 
 def _single_threaded_worker() -> None:
@@ -154,8 +256,9 @@ def _worker_pool(workers: int) -> ProcessPoolExecutor:
 
 
 def run_chains(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: str, root: np.random.SeedSequence,
-               progress=None, workers: int = 1) -> dict:
-    """``spec["chains"]`` independent approximate MH chains with one inner sampler (or the exact ratio).
+               progress=None, truth=None, workers: int = 1) -> dict:
+    """``spec["chains"]`` independent approximate MH chains with one inner sampler (or the exact ratio); prior, start
+    and inner options from :func:`chain_protocol` (``truth``: the true weights, for a prior or start centred on them).
 
     Chain ``c`` runs from child ``c`` of ``root`` (:func:`run_chain`) and from nothing else, so its numbers do
     not depend on ``workers``: with ``workers > 1`` the chains are spread over that many single-threaded
@@ -163,9 +266,10 @@ def run_chains(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: s
     """
     m = d * (d - 1) // 2
     chains, steps = spec["chains"], cfg["outer_samples"]
+    protocol = chain_protocol(cfg, spec, d, sampler, truth)
     out = {"weights": np.empty((chains, steps, m), dtype=np.float32), "estimated": np.empty((chains, steps)),
            "exact": np.empty((chains, steps)), "acceptance": np.empty(chains), "density_evaluations": 0}
-    one = functools.partial(run_chain, cfg, spec, statistic, d, n_data, sampler)
+    one = functools.partial(run_chain, cfg, spec, statistic, d, n_data, sampler, protocol)
     children = root.spawn(chains)
     workers = max(1, min(int(workers), chains))
     if workers == 1:
@@ -185,15 +289,35 @@ def run_chains(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: s
     return out
 
 
+def _load_data(ctx, form: str):
+    """``(statistic in the model's form, d, N, W_true or None)`` of the rule's data input."""
+    with np.load(ctx.input("data")) as data:
+        stored = str(data["model_form"]) if "model_form" in data.files else "zero_one"
+        if stored != form:
+            raise SettingsError(f"{ctx.input('data')} was drawn in the {stored} form but boltzmann.model_form is "
+                                f"{form}; re-run compute-data")
+        truth = data["W_true"] if "W_true" in data.files else None
+        return form_statistic(data["y"], form), int(data["d"]), int(data["N"]), truth
+
+
+def _write_chains(ctx, target, out, name, sampler, variant, spec, path, truth):
+    extra = {} if truth is None else {"W_true": truth}
+    write_npz(target, dataset=name, sampler=sampler, variant=variant, inner_samples=spec["inner_samples"], **out, **extra)
+    write_meta(target, settings=ctx.settings, seed=seed_record(ctx.seed, *path), elapsed_seconds=ctx.elapsed(),
+               extra={"dataset": name, "sampler": SAMPLERS[sampler], "variant": variant,
+                      "run_settings": {k: v for k, v in spec.items() if k != "samplers"},
+                      "description": "weights[c, k] = W (upper triangle, float32) after outer step k of chain c; "
+                                     "estimated / exact = log Z(W') - log Z(W) of step k's proposal (exact: NaN "
+                                     "when 2^d states are not enumerated)"})
+
+
 @EXPERIMENT.step("compute-chains")
 def compute_chains(ctx):
     """Every inner sampler of the rule's outputs ``chains_<sampler>`` on one data set, one after the other."""
     cfg = ctx.settings
     name = ctx.wildcard("bm_dataset", str)
     spec = dataset_settings(cfg, name)
-    with np.load(ctx.input("data")) as data:
-        statistic, d, n_data = data["statistic"], int(data["d"]), int(data["N"])
-        truth = {"W_true": data["W_true"]} if "W_true" in data.files else {}
+    statistic, d, n_data, truth = _load_data(ctx, cfg["model_form"])
     samplers = [s for s in cfg["samplers"] if s != "exact" or d <= ERROR_UNITS]
     total = len(samplers) * spec["chains"]
     for k, sampler in enumerate(samplers):
@@ -205,144 +329,342 @@ def compute_chains(ctx):
             ctx.log.info("%s / %s: chain %d/%d, acceptance %.2f; about %.0f s left", name, sampler, done,
                          spec["chains"], acceptance, left)
 
-        out = run_chains(cfg, spec, statistic, d, n_data, sampler, seed_sequence(ctx.seed, *path), progress,
+        out = run_chains(cfg, spec, statistic, d, n_data, sampler, seed_sequence(ctx.seed, *path), progress, truth=truth,
                          workers=ctx.threads)
-        target = ctx.output(f"chains_{sampler}")
-        write_npz(target, dataset=name, sampler=sampler, **out, **truth)
-        write_meta(target, settings=cfg, seed=seed_record(ctx.seed, *path), elapsed_seconds=ctx.elapsed(),
-                   extra={"dataset": name, "sampler": SAMPLERS[sampler],
-                          "description": "weights[c, k] = W (upper triangle, float32) after outer step k of chain c; "
-                                         "estimated / exact = log Z(W') - log Z(W) of step k's proposal (exact: NaN "
-                                         "when 2^d states are not enumerated)"})
+        _write_chains(ctx, ctx.output(f"chains_{sampler}"), out, name, sampler, MAIN, spec, path, truth)
+
+
+@EXPERIMENT.step("compute-variant")
+def compute_variant(ctx):
+    """The inner samplers of one variant on one data set (a sensitivity run or a diagnostic of the authors' code),
+    one ``posterior_<sampler>.npz`` each in the output folder ``chains``."""
+    cfg = ctx.settings
+    name, variant = ctx.wildcard("bm_dataset", str), ctx.wildcard("bm_variant", str)
+    spec = variant_settings(cfg, variant, name)
+    statistic, d, n_data, truth = _load_data(ctx, cfg["model_form"])
+    samplers = [s for s in spec["samplers"] if s != "exact" or d <= ERROR_UNITS]
+    folder = ctx.output("chains")
+    folder.mkdir(parents=True, exist_ok=True)
+    for k, sampler in enumerate(samplers):
+        path = (FAMILY, name, "variant", variant, sampler)
+
+        def progress(done, acceptance, k=k, sampler=sampler):
+            finished = k * spec["chains"] + done
+            left = ctx.elapsed() / finished * (len(samplers) * spec["chains"] - finished)
+            ctx.log.info("%s / %s / %s: chain %d/%d, acceptance %.2f; about %.0f s left", variant, name, sampler, done,
+                         spec["chains"], acceptance, left)
+
+        out = run_chains(cfg, spec, statistic, d, n_data, sampler, seed_sequence(ctx.seed, *path), progress, truth=truth,
+                         workers=ctx.threads)
+        _write_chains(ctx, folder / f"posterior_{sampler}.npz", out, name, sampler, variant, spec, path, truth)
 
 
 # ---------------------------------------------------------------- summaries
+def _load_chains(paths) -> dict:
+    """``{(variant, dataset, sampler): arrays}`` of chain files (``variant`` is ``main`` for the main runs)."""
+    out = {}
+    for path in paths:
+        with np.load(path) as c:
+            variant = str(c["variant"]) if "variant" in c.files else MAIN
+            out[(variant, str(c["dataset"]), str(c["sampler"]))] = {k: c[k] for k in c.files}
+    return out
+
+
 def chain_errors(chains: dict) -> pd.DataFrame:
-    """Per dataset, sampler and chain: the mean over steps of |exact - estimated| log ratio (AA Fig. 6)."""
+    """Per variant, data set, sampler and chain: the mean over steps of |exact - estimated| log ratio (AA Fig. 6), the
+    same against the exact ratios of the exact-ratio chain with the same index (the authors' cross-chain metric, B2),
+    and the outer acceptance rate."""
     rows = []
-    for (dataset, sampler), c in chains.items():
-        if sampler == "exact" or not np.all(np.isfinite(c["exact"])):
-            continue
-        errors = np.abs(c["exact"] - c["estimated"]).mean(axis=1)
-        rows += [(dataset, SAMPLERS[sampler], k, float(e)) for k, e in enumerate(errors)]
-    return pd.DataFrame(rows, columns=["dataset", "sampler", "chain", "mean_abs_error"])
+    for (variant, dataset, sampler), c in chains.items():
+        own = np.abs(c["exact"] - c["estimated"]).mean(axis=1) if sampler != "exact" else np.full(len(c["exact"]), np.nan)
+        reference = chains.get((variant, dataset, "exact"))
+        cross = np.full(len(own), np.nan)
+        if sampler != "exact" and reference is not None:
+            n = min(len(own), len(reference["exact"]))
+            cross[:n] = np.abs(reference["exact"][:n] - c["estimated"][:n]).mean(axis=1)
+        for k in range(len(own)):
+            rows.append((variant, dataset, SAMPLERS[sampler], int(c["inner_samples"]) if "inner_samples" in c else -1,
+                         k, float(own[k]), float(cross[k]), float(c["acceptance"][k])))
+    return pd.DataFrame(rows, columns=["variant", "dataset", "sampler", "inner_samples", "chain", "mean_abs_error",
+                                       "cross_chain_error", "acceptance"])
+
+
+def _close(c: dict, within: float) -> np.ndarray:
+    """``(chains, steps, weights)`` booleans: the sample of ``W_ij`` within ``within`` of the true weight."""
+    truth = c["W_true"]
+    return np.abs(c["weights"] - truth) <= within * np.abs(truth)
 
 
 def within_fractions(chains: dict, within: float) -> pd.DataFrame:
-    """Per dataset with true weights, sampler and weight: the fraction of samples within ``within`` of the truth."""
+    """Per variant, data set with true weights, sampler and weight: the fraction of samples within ``within`` of the
+    truth (all chains and steps; the paper's statistic, divided by the number of samples)."""
     rows = []
-    for (dataset, sampler), c in chains.items():
+    for (variant, dataset, sampler), c in chains.items():
         if "W_true" not in c:
             continue
         truth = c["W_true"]
-        close = np.abs(c["weights"] - truth) <= within * np.abs(truth)
-        fractions = close.reshape(-1, truth.size).mean(axis=0)
-        rows += [(dataset, SAMPLERS[sampler], k, float(truth[k]), float(f)) for k, f in enumerate(fractions)]
-    return pd.DataFrame(rows, columns=["dataset", "sampler", "weight", "true_value", "fraction_within"])
+        fractions = _close(c, within).reshape(-1, truth.size).mean(axis=0)
+        rows += [(variant, dataset, SAMPLERS[sampler], k, float(truth[k]), float(f)) for k, f in enumerate(fractions)]
+    return pd.DataFrame(rows, columns=["variant", "dataset", "sampler", "weight", "true_value", "fraction_within"])
 
 
-def posterior_shift(chains: dict, dataset: str, sampler: str) -> float:
+def posterior_moments(chains: dict) -> pd.DataFrame:
+    """Per variant, data set, sampler and weight: mean and s.d. of the second halves of all chains pooled (Fig. 7)."""
+    rows = []
+    for (variant, dataset, sampler), c in chains.items():
+        w = c["weights"][:, c["weights"].shape[1] // 2:].reshape(-1, c["weights"].shape[2])
+        rows += [(variant, dataset, SAMPLERS[sampler], k, float(w[:, k].mean()), float(w[:, k].std(ddof=1)))
+                 for k in range(w.shape[1])]
+    return pd.DataFrame(rows, columns=["variant", "dataset", "sampler", "weight", "mean", "sd"])
+
+
+def prior_fraction(truth, mean: str, variance: float, within: float) -> float:
+    """The fraction within ``within`` of the true weights expected from the prior alone (no data): the level a
+    sampler reaches when the data carry no information, averaged over the weights."""
+    w = np.abs(np.asarray(truth, dtype=np.float64))
+    sd = np.sqrt(variance)
+    if mean == "truth":
+        return float(np.mean(erf(within * w / (sd * np.sqrt(2.0)))))
+    return float(np.mean(norm.cdf((1.0 + within) * w / sd) - norm.cdf((1.0 - within) * w / sd)))
+
+
+def posterior_shift(chains: dict, dataset: str, sampler: str, variant: str = MAIN) -> float:
     """Largest over weights of |posterior mean - exact chain's mean| / pooled s.e. of the difference (second halves)."""
-    a, b = chains[(dataset, sampler)]["weights"], chains[(dataset, "exact")]["weights"]
+    a, b = chains[(variant, dataset, sampler)]["weights"], chains[(MAIN, dataset, "exact")]["weights"]
     half = a.shape[1] // 2
-    per_chain_a, per_chain_b = a[:, half:].mean(axis=1), b[:, half:].mean(axis=1)  # chain means: independent
+    per_chain_a, per_chain_b = a[:, half:].mean(axis=1), b[:, b.shape[1] // 2:].mean(axis=1)  # chain means: independent
     se = np.sqrt(per_chain_a.var(axis=0, ddof=1) / len(a) + per_chain_b.var(axis=0, ddof=1) / len(b))
     return float(np.max(np.abs(per_chain_a.mean(axis=0) - per_chain_b.mean(axis=0)) / se))
 
 
-def _better(errors: pd.DataFrame, dataset: str, a: str, b: str) -> float:
+def _better(errors: pd.DataFrame, dataset: str, a: str, b: str, variant: str = MAIN) -> float:
     """(mean error of b - mean error of a) / s.e. of the difference: > 2 means a is better by 2 s.e."""
-    x = errors[(errors["dataset"] == dataset) & (errors["sampler"] == a)]["mean_abs_error"]
-    y = errors[(errors["dataset"] == dataset) & (errors["sampler"] == b)]["mean_abs_error"]
+    rows = errors[(errors["dataset"] == dataset) & (errors["variant"] == variant)]
+    x = rows[rows["sampler"] == a]["mean_abs_error"]
+    y = rows[rows["sampler"] == b]["mean_abs_error"]
     return float((y.mean() - x.mean()) / np.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y)))
 
 
-def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict) -> dict:
+def _mean_error(errors: pd.DataFrame, variant: str, dataset: str, sampler: str, column: str = "mean_abs_error") -> float:
+    rows = errors[(errors["variant"] == variant) & (errors["dataset"] == dataset) & (errors["sampler"] == sampler)]
+    return float(rows[column].mean())
+
+
+def _text(errors: pd.DataFrame, variant: str, dataset: str) -> str:
+    rows = errors[(errors["variant"] == variant) & (errors["dataset"] == dataset) & (errors["sampler"] != "exact")]
+    stats = rows.groupby("sampler")["mean_abs_error"].agg(["mean", "std"])
+    return "; ".join(f"{name} {r['mean']:.4f} ± {r['std']:.4f}" for name, r in stats.iterrows())
+
+
+def sensitivity_variants(settings: dict, dataset: str) -> list[str]:
+    """The variants that change the protocol (not only chains, F or samplers) and run ``dataset``."""
+    return [name for name, spec in (settings.get("variants") or {}).items()
+            if dataset in spec["datasets"] and not set(spec) <= PROTOCOL_KEEPING and spec.get("cmh_ratio") != "authors"]
+
+
+def errata_b1_variants(settings: dict) -> list[str]:
+    return [name for name, spec in (settings.get("variants") or {}).items() if spec.get("cmh_ratio") == "authors"]
+
+
+def errata_b2_runs(settings: dict, dataset: str = "heart") -> list[str]:
+    """The main runs and the variants that keep the main protocol on ``dataset`` (the B2 series over F)."""
+    return [MAIN] + [name for name, spec in (settings.get("variants") or {}).items()
+                     if dataset in spec["datasets"] and set(spec) <= PROTOCOL_KEEPING]
+
+
+def fraction_margin(chains: dict, datasets, within: float, variant: str, rng, resamples: int = 10000,
+                    level: float = 0.95) -> dict:
+    """Each annular sampler against each baseline (HMC, CMH) on each data set: the ratio of their mean fractions of
+    samples within ``within`` of the truth, with bootstrap intervals (chains resampled independently per data set and
+    sampler) at the simultaneous ``level`` (Bonferroni over the pairs). ``margin``: the smallest ratio;
+    ``margin_low`` / ``margin_high``: the smallest lower / upper interval end over the pairs (``margin_low > 1``: every
+    pair is above 1; ``margin_high < 1``: some pair is below 1); ``fractions``: the mean fraction per data set and
+    sampler. Empty when a run is missing."""
+    per_chain = {}
+    for dataset in datasets:
+        for sampler in ("hmc", "cmh", *ANNULAR):
+            c = chains.get((variant, dataset, sampler))
+            if c is None:
+                return {}
+            per_chain[(dataset, sampler)] = _close(c, within).mean(axis=(1, 2))
+    boot = {key: values[rng.integers(len(values), size=(resamples, len(values)))].mean(axis=1)
+            for key, values in per_chain.items()}
+    pairs = [(d, a, b) for d in datasets for a in ANNULAR for b in ("hmc", "cmh")]
+    tail = 100 * (1 - level) / (2 * len(pairs))
+    points, lows, highs = [], [], []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for d, a, b in pairs:
+            points.append(per_chain[(d, a)].mean() / per_chain[(d, b)].mean())
+            low, high = np.nanpercentile(boot[(d, a)] / boot[(d, b)], [tail, 100 - tail])
+            lows.append(low)
+            highs.append(high)
+    return {"margin": float(min(points)), "margin_low": float(min(lows)), "margin_high": float(min(highs)),
+            "fractions": {f"{d} {SAMPLERS[s]}": float(v.mean()) for (d, s), v in per_chain.items()}}
+
+
+def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, settings: dict, seed) -> dict:
     claims = {}
-    means = errors.groupby(["dataset", "sampler"])["mean_abs_error"].agg(["mean", "std"])
     heart = "heart"
+    present = set(zip(errors["variant"], errors["dataset"]))
+    annular = [SAMPLERS[a] for a in ANNULAR]
 
-    def text(dataset):
-        rows = means.loc[dataset]
-        return "; ".join(f"{name} {r['mean']:.4f} ± {r['std']:.4f}" for name, r in rows.iterrows())
+    def heart_numbers(variant):
+        vs_cmh = min(_better(errors, heart, a, "CMH", variant) for a in annular)
+        vs_hmc = max(_mean_error(errors, variant, heart, a) / _mean_error(errors, variant, heart, "HMC") for a in annular)
+        return vs_cmh, vs_hmc
 
-    if heart in set(errors["dataset"]):
-        vs_cmh = min(_better(errors, heart, a, "CMH") for a in ("AAS + RB", "AAG + RB"))
-        vs_hmc = max(abs(means.loc[(heart, a), "mean"] / means.loc[(heart, "HMC"), "mean"] - 1.0)
-                     for a in ("AAS + RB", "AAG + RB"))
+    if (MAIN, heart) in present:
+        vs_cmh, vs_hmc = heart_numbers(MAIN)
+        sensitivity = {v: heart_numbers(v) for v in sensitivity_variants(settings, heart) if (v, heart) in present}
         claims["aa_fig6_heart_annular_vs_cmh_hmc"] = measured(
-            f"mean over chains of the mean |log ratio error| (± s.d.): {text(heart)}",
-            {"beats_cmh_by_se": vs_cmh, "relative_gap_to_hmc": vs_hmc})
-        claims["aa_fig7_cmh_shifts_posterior"] = measured(
-            "largest |posterior mean - exact chain's| / s.e. over the 15 weights: "
-            + ", ".join(f"{SAMPLERS[s]} {posterior_shift(chains, heart, s):.1f}" for s in ("cmh", "aas_rb", "aag_rb", "hmc")
-                        if (heart, s) in chains),
-            {"cmh_shift": posterior_shift(chains, heart, "cmh"),
-             "annular_shift": max(posterior_shift(chains, heart, s) for s in ANNULAR)})
+            f"mean over chains of the mean |log ratio error| (± s.d.): {_text(errors, MAIN, heart)}; annular better than "
+            f"CMH by at least {vs_cmh:.1f} s.e., annular / HMC error at most {vs_hmc:.2f}"
+            + "".join(f"; {v}: {a:.1f} s.e., {b:.2f}" for v, (a, b) in sensitivity.items()),
+            {"beats_cmh_by_se": vs_cmh, "annular_over_hmc_max": vs_hmc},
+            sensitivity={v: {"beats_cmh_by_se": a, "annular_over_hmc_max": b} for v, (a, b) in sensitivity.items()})
+        if (MAIN, heart, "exact") in chains:
+            shifts = {SAMPLERS[s]: posterior_shift(chains, heart, s) for s in ("cmh", *ANNULAR, "hmc")
+                      if (MAIN, heart, s) in chains}
+            claims["aa_fig7_cmh_shifts_posterior"] = measured(
+                "largest |posterior mean - exact chain's| / s.e. over the 15 weights: "
+                + ", ".join(f"{k} {v:.1f}" for k, v in shifts.items()),
+                {"cmh_shift": shifts["CMH"], "annular_shift": max(shifts[a] for a in annular)})
     synthetic = FIG6_DATASETS[1]
-    if synthetic in set(errors["dataset"]):
-        margin = min(_better(errors, synthetic, a, b) for a in ("AAS + RB", "AAG + RB") for b in ("HMC", "CMH"))
+    if (MAIN, synthetic) in present:
+        def margin(variant):
+            return min(_better(errors, synthetic, a, b, variant) for a in annular for b in ("HMC", "CMH"))
+
+        sensitivity = {v: margin(v) for v in sensitivity_variants(settings, synthetic) if (v, synthetic) in present}
         claims["aa_fig6_synthetic_annular_best"] = measured(
-            f"{synthetic}: mean |log ratio error| (± s.d.): {text(synthetic)}", margin)
-    fractions = fractions[fractions["dataset"].isin(FIG8_DATASETS)]
-    if not fractions.empty:
-        summary = fractions.groupby(["dataset", "sampler"])["fraction_within"].mean()
-        parts, margins = [], []
-        for dataset in sorted(set(fractions["dataset"])):
-            rows = summary.loc[dataset]
-            parts.append(f"{dataset}: " + ", ".join(f"{n} {v:.3f}" for n, v in rows.items()))
-            margins.append(min(rows[a] for a in ("AAS + RB", "AAG + RB")) / max(rows[b] for b in ("HMC", "CMH")))
+            f"{synthetic}: mean |log ratio error| (± s.d.): {_text(errors, MAIN, synthetic)}; annular better than both "
+            f"baselines by at least {margin(MAIN):.1f} s.e."
+            + "".join(f"; {v}: {m:.1f} s.e. ({_text(errors, v, synthetic)})" for v, m in sensitivity.items()),
+            margin(MAIN), sensitivity=sensitivity)
+    large = [d for d in FIG8_DATASETS if (MAIN, d, "hmc") in chains]
+    if large:
+        within = settings["within"]
+        main = fraction_margin(chains, large, within, MAIN, np.random.default_rng(seed))
+        chance = {d: prior_fraction(chains[(MAIN, d, "hmc")]["W_true"], settings["datasets"][d]["prior"]["mean"],
+                                    settings["datasets"][d]["prior"]["variance"], within) for d in large}
+        sensitivity = {}
+        for v in sensitivity_variants(settings, large[0]):
+            result = fraction_margin(chains, large, within, v, np.random.default_rng(seed))
+            if result:
+                sensitivity[v] = {k: result[k] for k in ("margin", "margin_low", "margin_high")}
         claims["aa_fig8_fraction_within"] = measured(
-            "mean over weights of the fraction of posterior samples within 20% of the true weight: " + "; ".join(parts),
-            float(min(margins)))
+            "mean fraction of posterior samples within 20% of the true weight: "
+            + ", ".join(f"{k} {v:.3f}" for k, v in main["fractions"].items())
+            + "; the prior alone: " + ", ".join(f"{d} {v:.3f}" for d, v in chance.items())
+            + f"; smallest annular / baseline ratio {main['margin']:.3f} (simultaneous 95% bootstrap intervals: smallest "
+            f"lower end {main['margin_low']:.3f}, smallest upper end {main['margin_high']:.3f})"
+            + "".join(f"; {v}: {r['margin']:.3f} ({r['margin_low']:.3f} to {r['margin_high']:.3f})"
+                      for v, r in sensitivity.items()),
+            {k: main[k] for k in ("margin", "margin_low", "margin_high")}, fractions=main["fractions"],
+            prior_fraction=chance, sensitivity=sensitivity)
+    for variant in errata_b1_variants(settings):
+        if (variant, heart) not in present or (MAIN, heart) not in present:
+            continue
+        acceptance = errors[(errors["variant"] == MAIN) & (errors["dataset"] == heart)].groupby("sampler")["acceptance"].mean()
+        b1 = errors[(errors["variant"] == variant) & (errors["dataset"] == heart) & (errors["sampler"] == "CMH")]
+        moments = posterior_moments({k: v for k, v in chains.items() if k[1] == heart and k[0] in (MAIN, variant)})
+        sd = moments.pivot_table(index="weight", columns=["variant", "sampler"], values="sd")
+        sd_ratio = (sd[(variant, "CMH")] / sd[(MAIN, "exact")]) if (MAIN, "exact") in sd else pd.Series([np.nan])
+        claims["aa_errata_b1_cmh_normalisation"] = measured(
+            f"heart data, CMH's ratio divided by F instead of L (offset {authors_cmh_offset(6, int(b1['inner_samples'].iloc[0]), settings['travel_time_periods']):+.3f} "
+            f"per estimate, x N = 1841 in the acceptance): outer acceptance {b1['acceptance'].mean():.2f} against "
+            + ", ".join(f"{k} {v:.2f}" for k, v in acceptance.items())
+            + f" with the correct ratio; mean |log ratio error| {b1['mean_abs_error'].mean():.3f} against CMH's "
+            f"{_mean_error(errors, MAIN, heart, 'CMH'):.3f}; posterior s.d. / the exact chain's {sd_ratio.min():.2f} to "
+            f"{sd_ratio.max():.2f} over the 15 weights",
+            {"cmh_acceptance_authors": float(b1["acceptance"].mean()),
+             "others_acceptance_max": float(acceptance.drop("CMH", errors="ignore").max()),
+             "cmh_error_authors": float(b1["mean_abs_error"].mean()),
+             "cmh_error": _mean_error(errors, MAIN, heart, "CMH"),
+             "sd_ratio_median": float(sd_ratio.median())}, variant=variant)
+    runs = [v for v in errata_b2_runs(settings) if (v, heart) in present]
+    if len(runs) > 1:
+        series = (errors[errors["variant"].isin(runs) & (errors["dataset"] == heart) & (errors["sampler"] != "exact")]
+                  .groupby(["inner_samples", "sampler"])[["mean_abs_error", "cross_chain_error"]].mean().reset_index())
+        by_f = series.groupby("inner_samples")[["mean_abs_error", "cross_chain_error"]].mean()
+        f_low, f_high = by_f.index.min(), by_f.index.max()
+        claims["aa_errata_b2_cross_chain"] = measured(
+            "heart data, mean over samplers of the mean |log ratio error| at F = "
+            + ", ".join(f"{f}: {r['mean_abs_error']:.3f}" for f, r in by_f.iterrows())
+            + "; measured against the exact ratios of another chain (the authors' Fig. 6): "
+            + ", ".join(f"{f}: {r['cross_chain_error']:.3f}" for f, r in by_f.iterrows())
+            + f"; per sampler at F = {f_high}: "
+            + ", ".join(f"{r['sampler']} {r['cross_chain_error']:.3f}" for _, r in series[series["inner_samples"] == f_high].iterrows()),
+            {"error_ratio_last_over_first": float(by_f.loc[f_high, "mean_abs_error"] / by_f.loc[f_low, "mean_abs_error"]),
+             "cross_chain_ratio_last_over_first": float(by_f.loc[f_high, "cross_chain_error"]
+                                                        / by_f.loc[f_low, "cross_chain_error"])},
+            series=series.to_dict(orient="records"))
     return claims
-
-
-def _load_chains(paths) -> dict:
-    out = {}
-    for path in paths:
-        with np.load(path) as c:
-            dataset, sampler = str(c["dataset"]), str(c["sampler"])
-            out[(dataset, sampler)] = {k: c[k] for k in c.files}
-    return out
 
 
 @EXPERIMENT.step("summarise")
 def summarise(ctx):
     cfg = ctx.settings
-    chains = _load_chains(ctx.inputs("chains"))
+    folders = ctx.inputs("variant_chains") if ctx.has_input("variant_chains") else []  # none without variants
+    chains = _load_chains([*ctx.inputs("chains"), *(p for folder in folders for p in sorted(folder.glob("posterior_*.npz")))])
     errors = chain_errors(chains)
     fractions = within_fractions(chains, cfg["within"])
     write_csv(errors, ctx.output("errors"))
     write_meta(ctx.output("errors"), settings=cfg, seed=None, elapsed_seconds=ctx.elapsed(),
-               extra={"description": "per dataset, inner sampler and chain: the mean over the chain's outer steps of "
-                                     "|exact log Z(W')/Z(W) - estimate| (AA Fig. 6)"})
+               extra={"description": "per variant (main: the main runs), data set, inner sampler and chain: the mean "
+                                     "over the chain's outer steps of |exact log Z(W')/Z(W) - estimate| (AA Fig. 6), "
+                                     "the same against the exact ratios of the exact chain with the same index (the "
+                                     "authors' cross-chain metric), and the outer acceptance rate"})
     write_csv(fractions, ctx.output("fractions"))
     write_meta(ctx.output("fractions"), settings=cfg, seed=None, elapsed_seconds=ctx.elapsed(),
                extra={"description": f"fraction of posterior samples (all chains and steps) within {cfg['within']:.0%} "
                                      "of each true weight (AA Fig. 8)"})
-    ctx.write_claims(build_claims(errors, fractions, chains))
+    write_csv(posterior_moments(chains), ctx.output("posterior"))
+    write_meta(ctx.output("posterior"), settings=cfg, seed=None, elapsed_seconds=ctx.elapsed(),
+               extra={"description": "posterior mean and s.d. of each weight, second halves of all chains pooled"})
+    ctx.write_claims(build_claims(errors, fractions, chains, cfg, seed_sequence(ctx.seed, FAMILY, "bootstrap")))
+
+
+def _main(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[frame["variant"] == MAIN]
 
 
 @EXPERIMENT.step("plot-fig6")
 def plot_fig6(ctx):
     from dogs.plotting.boltzmann import figure6
 
-    figure6(pd.read_csv(ctx.input("errors")), ctx.output("figure"))
+    errors = _main(pd.read_csv(ctx.input("errors")))
+    figure6(errors[errors["sampler"] != "exact"], ctx.output("figure"))
 
 
 @EXPERIMENT.step("plot-fig7")
 def plot_fig7(ctx):
     from dogs.plotting.boltzmann import figure7
 
-    figure7(_load_chains(ctx.inputs("chains")), "heart", ctx.output("figure"))
+    chains = {(d, s): c for (v, d, s), c in _load_chains(ctx.inputs("chains")).items() if v == MAIN}
+    figure7(chains, "heart", ctx.output("figure"))
 
 
 @EXPERIMENT.step("plot-fig8")
 def plot_fig8(ctx):
     from dogs.plotting.boltzmann import figure8
 
-    figure8(pd.read_csv(ctx.input("fractions")), ctx.output("figure"))
+    figure8(_main(pd.read_csv(ctx.input("fractions"))), ctx.output("figure"))
+
+
+@EXPERIMENT.step("plot-errata")
+def plot_errata(ctx):
+    from dogs.plotting.boltzmann import errata
+
+    cfg = ctx.settings
+    errors = pd.read_csv(ctx.input("errors"))
+    errors = errors[errors["dataset"] == "heart"]
+    posterior = pd.read_csv(ctx.input("posterior"))
+    posterior = posterior[posterior["dataset"] == "heart"]
+    b1 = errata_b1_variants(cfg)
+    if errors.empty or not b1:
+        raise SettingsError("the errata figure needs the heart runs and a variant with cmh_ratio: authors")
+    errata(errors[errors["variant"].isin([MAIN, b1[0]])], posterior[posterior["variant"].isin([MAIN, b1[0]])], b1[0],
+           errors[errors["variant"].isin(errata_b2_runs(cfg))], ctx.output("figure"))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,20 @@
 r"""Posterior sampling of Boltzmann-machine weights with estimated partition-function ratios (AA §3.2).
 
-Model: a fully connected Boltzmann machine on ``y in {0, 1}^d`` with zero biases (as the paper, after
-Murray & Ghahramani 2004) and weights ``w = (W_ij)_{i<j}``:
+Model: a fully connected Boltzmann machine with zero biases (as the paper, after Murray & Ghahramani 2004)
+and weights ``w = (W_ij)_{i<j}``, in one of two forms:
 
-.. math::
+``zero_one`` (the paper's §3.2 text: units ``y in {0, 1}^d``)
+    ``p(y | w) = exp(w^T phi(y) - log Z(w))``, ``phi(y) = (y_i y_j)_{i<j}``;
+``spin`` (the authors' code: units ``s in {-1, +1}^d``, zero field)
+    ``p(s | w) = exp(w^T phi(s) - log Z(w))``, ``phi(s) = (s_i s_j)_{i<j}``.
 
-    p(y \mid w) = \exp\big(w^\top \phi(y) - \log Z(w)\big), \qquad \phi(y) = (y_i y_j)_{i<j}.
+The two are different models (the {0, 1} form has the spin couplings ``w / 4`` plus fields ``sum_j w_ij / 4``;
+the spin form has couplings ``w`` and no field, a symmetric, bimodal target), so the same ``w`` means different
+things; the data statistic is computed in the chosen form (:func:`form_statistic`). (The authors' code mixes them: its
+data term uses {0, 1} rows and its partition function ±1 states with the opposite sign; we run either consistent form.)
 
-For data ``y^(1..N)`` with statistic ``T = sum_n phi(y^(n))`` and a Gaussian prior ``N(0, sigma^2 I)``,
-a random-walk Metropolis-Hastings step proposes ``w' ~ N(w, tau^2 I)`` and accepts with
+For data with statistic ``T = sum_n phi(x^(n))`` and a Gaussian prior ``N(mu, sigma^2 I)``, a random-walk
+Metropolis-Hastings step proposes ``w' ~ N(w, tau^2 I)`` and accepts with
 
 .. math::
 
@@ -26,10 +32,16 @@ expectation requires):
 
 (or its Rao-Blackwellised form for the annular samplers). The inner samples come from one of the
 samplers of :mod:`dogs.samplers.suite` at the paper's equal-cost budget on the spin form of the model
-(:func:`dogs.models.boltzmann.boltzmann_to_spin`; the quadratic form ``-(w' - w)^T phi`` has a spin form
-plus a constant, added back exactly). For small ``d`` the exact ratio by enumeration
-(:func:`log_partition`) runs beside it, giving the error ``|r - r_hat|`` of every step; the *exact* MH
-chain uses ``r`` itself.
+(:func:`dogs.models.boltzmann.boltzmann_to_spin` for the {0, 1} form; the quadratic form ``-(w' - w)^T phi`` has a
+spin form plus a constant, added back exactly). Each inner run starts either from a fresh uniformly random sign
+vector (``inner_start="restart"``, the authors' code) or from the previous inner run's final state
+(``"persistent"``); there is no burn-in in either case. For small ``d`` the exact ratio by enumeration
+(:func:`log_partition`) runs beside it, giving the error ``|r - r_hat|`` of every step; the *exact* MH chain uses
+``r`` itself.
+
+Diagnostic of the authors' code (never a default): their CMH estimate sums ``L = F_eval / (c d)`` inner samples but
+divides by ``F`` (``InnerMCMC.m`` with ``CMH.m``), which adds ``log(L / F)`` to every estimate of
+``log Z(w) - log Z(w')``; ``ratio_offset = -log(L / F)`` (:func:`authors_cmh_offset`) reproduces it.
 """
 
 from __future__ import annotations
@@ -45,13 +57,21 @@ from dogs.samplers.budget import equal_cost_budget
 from dogs.samplers.suite import run_samplers
 
 __all__ = [
+    "FORMS",
+    "INNER_STARTS",
     "MAX_ENUMERATION_UNITS",
     "MHChain",
     "approximate_mh",
+    "authors_cmh_offset",
+    "form_statistic",
     "log_partition",
     "pair_statistics",
     "weights_matrix",
 ]
+
+#: The two forms of the Boltzmann machine (module docstring) and the two starts of the inner runs.
+FORMS = ("zero_one", "spin")
+INNER_STARTS = ("restart", "persistent")
 
 _NO_EDGES = np.zeros((0, 2), dtype=np.int64)  # no pairwise tables are needed for a log partition ratio
 
@@ -74,15 +94,46 @@ def weights_matrix(w, d: int) -> np.ndarray:
     return matrix + matrix.T
 
 
-def log_partition(w, d: int, states: np.ndarray | None = None) -> float:
-    """``log Z(w) = log sum_y exp(w^T phi(y))`` over all ``2^d`` states of ``{0, 1}^d`` (zero biases)."""
+def form_statistic(y, form: str = "zero_one") -> np.ndarray:
+    """``sum_n phi(x^(n))`` of {0, 1} data rows ``y`` in the model's form: ``x = y`` (``zero_one``) or ``x = 2y - 1``
+    (``spin``)."""
+    _check_form(form)
+    y = np.asarray(y, dtype=np.float64)
+    return pair_statistics(y if form == "zero_one" else 2.0 * y - 1.0).sum(axis=0)
+
+
+def _all_statistics(d: int, form: str) -> np.ndarray:
+    if d > MAX_ENUMERATION_UNITS:
+        raise ValueError(f"log Z by enumeration needs 2^d states; d = {d} exceeds {MAX_ENUMERATION_UNITS}")
+    values = (0.0, 1.0) if form == "zero_one" else (-1.0, 1.0)
+    return pair_statistics(np.array(list(itertools.product(values, repeat=d))))
+
+
+def log_partition(w, d: int, states: np.ndarray | None = None, form: str = "zero_one") -> float:
+    """``log Z(w) = log sum_x exp(w^T phi(x))`` over all ``2^d`` states of ``{0, 1}^d`` (``form="zero_one"``) or
+    ``{-1, +1}^d`` (``"spin"``), zero biases; ``states``: the precomputed ``phi`` of every state."""
     if states is None:
-        if d > MAX_ENUMERATION_UNITS:
-            raise ValueError(f"log Z by enumeration needs 2^d states; d = {d} exceeds {MAX_ENUMERATION_UNITS}")
-        states = pair_statistics(np.array(list(itertools.product((0.0, 1.0), repeat=d))))
+        _check_form(form)
+        states = _all_statistics(d, form)
     energy = states @ np.asarray(w, dtype=np.float64)
     top = energy.max()
     return float(top + np.log(np.exp(energy - top).sum()))
+
+
+def authors_cmh_offset(d: int, inner_samples: int, travel_time_periods: float) -> float:
+    """``-log(L / F)``: the shift of the authors' CMH estimate of ``log Z(w') - log Z(w)`` (module docstring).
+
+    ``L`` is the number of CMH samples of the equal-cost budget (:func:`~dogs.samplers.equal_cost_budget`, clique
+    ``d - 1``), ``F = inner_samples``: ``log 1.5`` for the heart data (d = 6), ``log 1.278`` for d = 10.
+    """
+    budget = equal_cost_budget(d, travel_time_periods=travel_time_periods, n_hmc_samples=inner_samples,
+                               clique_size=d - 1)
+    return -float(np.log(budget["cmh_samples_exact"] / inner_samples))
+
+
+def _check_form(form) -> None:
+    if form not in FORMS:
+        raise ValueError(f"model form must be one of {FORMS}, got {form!r}")
 
 
 @dataclass(frozen=True)
@@ -100,27 +151,31 @@ class MHChain:
 class _SpinForms:
     """Spin forms of ``w -> p(. | w)`` and of ``-(w' - w)^T phi`` on one fully connected graph (built once)."""
 
-    def __init__(self, d: int):
-        self.d = d
+    def __init__(self, d: int, form: str = "zero_one"):
+        _check_form(form)
+        self.d, self.form = d, form
         self.template, _ = boltzmann_to_spin(np.zeros((d, d)), np.zeros(d))
         self.rows, self.cols = np.triu_indices(d, k=1)
 
     def model(self, w) -> tuple[BinaryPairwiseMRF, float]:
-        """The spin model of weights ``w`` (zero biases) and its log-density offset."""
+        """The spin model of weights ``w`` (zero biases) and its log-density offset (0 in the spin form)."""
         w = np.asarray(w, dtype=np.float64)
+        if self.form == "spin":
+            return self.template.with_parameters(w, np.zeros(self.d)), 0.0
         field = (np.bincount(self.rows, w, self.d) + np.bincount(self.cols, w, self.d)) / 4.0
         return self.template.with_parameters(w / 4.0, field), float(w.sum() / 4.0)
 
 
 def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_steps: int, prior_variance: float,
                    proposal_variance: float, inner_samples: int, travel_time_periods: float, seed,
-                   exact_ratios: bool = True) -> MHChain:
+                   exact_ratios: bool = True, prior_mean=None, inner_start: str = "persistent",
+                   model_form: str = "zero_one", ratio_offset: float = 0.0) -> MHChain:
     """One Metropolis-Hastings chain over Boltzmann weights (module docstring).
 
     Parameters
     ----------
     statistic : (m,) array
-        ``T = sum_n phi(y^(n))`` of the data, ``m = d (d - 1) / 2``.
+        ``T = sum_n phi(x^(n))`` of the data in the model's form (:func:`form_statistic`), ``m = d (d - 1) / 2``.
     n_data : int
         ``N``.
     d : int
@@ -139,6 +194,15 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
     seed : numpy.random.SeedSequence
     exact_ratios : bool
         Compute the exact ratio of every proposal (``2^d`` states; needed for ``sampler="exact"``).
+    prior_mean : (m,) array, optional
+        ``mu`` of the prior (default 0; the authors centred it on the true weights for their synthetic data).
+    inner_start : {"persistent", "restart"}
+        Where each inner run starts: the previous run's final state, or a fresh uniformly random sign vector.
+    model_form : {"zero_one", "spin"}
+        The form of the Boltzmann machine (module docstring); ``statistic`` must be in the same form.
+    ratio_offset : float
+        Added to every estimated ``log Z(w') - log Z(w)``: 0 for a correct estimate; a diagnostic of the authors'
+        code otherwise (:func:`authors_cmh_offset`). Ignored by the exact chain.
     """
     statistic = np.asarray(statistic, dtype=np.float64)
     m = d * (d - 1) // 2
@@ -146,14 +210,22 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
         raise ValueError(f"statistic must have shape ({m},) for d = {d}, got {statistic.shape}")
     if sampler == "exact" and not exact_ratios:
         raise ValueError("the exact chain needs exact_ratios=True")
-    states = pair_statistics(np.array(list(itertools.product((0.0, 1.0), repeat=d)))) if exact_ratios else None
-    forms = _SpinForms(d)
+    if inner_start not in INNER_STARTS:
+        raise ValueError(f"inner_start must be one of {INNER_STARTS}, got {inner_start!r}")
+    _check_form(model_form)
+    mean = np.zeros(m) if prior_mean is None else np.asarray(prior_mean, dtype=np.float64)
+    if mean.shape != (m,) or not np.all(np.isfinite(mean)):
+        raise ValueError(f"prior_mean must be {m} finite numbers, got shape {mean.shape}")
+    if not np.isfinite(ratio_offset):
+        raise ValueError(f"ratio_offset must be finite, got {ratio_offset}")
+    states = _all_statistics(d, model_form) if exact_ratios else None
+    forms = _SpinForms(d, model_form)
     budget = equal_cost_budget(d, travel_time_periods=travel_time_periods, n_hmc_samples=inner_samples, clique_size=d - 1)
     rng = np.random.default_rng(seed)
     inner_seeds = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1)).spawn(n_steps)
     w = np.array(initial, dtype=np.float64)
     log_z = log_partition(w, d, states) if exact_ratios else np.nan
-    spins = np.where(rng.random(d) < 0.5, 1, -1).astype(np.int8)  # the inner chains' persistent state
+    spins = np.where(rng.random(d) < 0.5, 1, -1).astype(np.int8)  # the inner chains' start
     weights = np.empty((n_steps, m))
     estimated = np.full(n_steps, np.nan)
     exact = np.full(n_steps, np.nan)
@@ -168,15 +240,18 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
         if sampler == "exact":
             ratio = exact[step]
         else:
+            if inner_start == "restart" and step > 0:
+                spins = np.where(rng.random(d) < 0.5, 1, -1).astype(np.int8)
             model, _ = forms.model(proposal)
             delta, offset = forms.model(-move)  # q(y) = -(w' - w)^T phi(y) = delta(s) + offset
             result = run_samplers(model, budget, names=[sampler], seed=inner_seeds[step], initial_state=spins,
                                   delta=delta, edges=_NO_EDGES)[sampler]
             spins = result["state"]
-            ratio = -(result["log_ratio"] + offset)  # log Z(w') - log Z(w) = -log E_{w'}[exp q]
+            ratio = -(result["log_ratio"] + offset) + ratio_offset  # log Z(w') - log Z(w) = -log E_{w'}[exp q]
             evaluations += result["density_evaluations"]
         estimated[step] = ratio
-        log_accept = (-(proposal @ proposal - w @ w) / (2.0 * prior_variance) + move @ statistic - n_data * ratio)
+        log_accept = (-((proposal - mean) @ (proposal - mean) - (w - mean) @ (w - mean)) / (2.0 * prior_variance)
+                      + move @ statistic - n_data * ratio)
         if np.log(rng.random()) < log_accept:
             w = proposal
             accepted[step] = True

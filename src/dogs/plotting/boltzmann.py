@@ -5,18 +5,22 @@
 - :func:`figure7`: the posterior of the heart-data weights from the exact-ratio chains against the chains driven
   by CMH and AAS + RB estimates (second halves of all chains pooled), one panel per weight;
 - :func:`figure8`: per inner sampler, the fraction of posterior samples within 20% of each true weight, weights
-  sorted by that fraction (higher curves are better), for each large synthetic model.
+  sorted by that fraction (higher curves are better), for each large synthetic model;
+- :func:`errata`: the two defects of the authors' code behind Figs. 6-7, reproduced on the heart data: (B1) CMH's
+  ratio divided by F instead of L inflates the outer acceptance and the posterior spread; (B2) errors measured
+  against the exact ratios of another chain do not fall with F and do not separate the samplers.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib import ticker
 
 from dogs.data import HEART_DISEASE_FACTORS
 from dogs.plotting import style
 
-__all__ = ["figure6", "figure7", "figure8"]
+__all__ = ["errata", "figure6", "figure7", "figure8"]
 
 COLORS = {"exact": "#000000", "HMC": "#7f7f7f", "CMH": "#1f77b4", "AAS + RB": "#d62728", "AAG + RB": "#ff7f0e"}
 ORDER = ("HMC", "CMH", "AAS + RB", "AAG + RB")
@@ -76,4 +80,58 @@ def figure8(fractions: pd.DataFrame, path) -> None:
         ax.set_ylabel("fraction of samples within 20% of the true weight")
         ax.set_title(f"{dataset} ({rows['weight'].nunique()} weights)")
         ax.legend()
+    style.save_figure(fig, path)
+
+
+def errata(errors: pd.DataFrame, posterior: pd.DataFrame, b1_variant: str, series: pd.DataFrame, path) -> None:
+    """``errors``: per-chain rows (variant, sampler, acceptance, mean_abs_error) of the main runs and the B1 variant;
+    ``posterior``: per-weight s.d. (variant, sampler, weight, sd) of the same; ``series``: per-chain rows of the runs
+    at several F (inner_samples, sampler, mean_abs_error, cross_chain_error)."""
+    fig, axes = style.subplots(1, 3, figsize=(15.0, 3.9))
+    labels, acceptance, error = [], [], []
+    for variant, sampler in [("main", s) for s in ("exact", *ORDER)] + [(b1_variant, "CMH")]:
+        rows = errors[(errors["variant"] == variant) & (errors["sampler"] == sampler)]
+        if rows.empty:
+            continue
+        labels.append(sampler if variant == "main" else "CMH, ratio / F\n(authors' code)")
+        acceptance.append(rows["acceptance"].mean())
+        error.append(rows["mean_abs_error"].mean())
+    colors = [COLORS.get(label, "#9467bd") for label in labels]
+    axes[0].bar(range(len(labels)), acceptance, color=colors)
+    for k, e in enumerate(error):
+        if np.isfinite(e):
+            axes[0].text(k, acceptance[k] + 0.01, f"err {e:.3f}", ha="center", fontsize=7)
+    axes[0].set_xticks(range(len(labels)), labels, fontsize=7)
+    axes[0].set_ylabel("outer MH acceptance rate (mean over chains)")
+    axes[0].set_title("B1: CMH's ratio divided by F (heart data)")
+    exact = posterior[(posterior["variant"] == "main") & (posterior["sampler"] == "exact")].set_index("weight")["sd"]
+    for variant, sampler, label, style_ in (("main", "CMH", "CMH", "-"), ("main", "AAS + RB", "AAS + RB", "-"),
+                                            (b1_variant, "CMH", "CMH, ratio / F (authors' code)", "--")):
+        rows = posterior[(posterior["variant"] == variant) & (posterior["sampler"] == sampler)].set_index("weight")["sd"]
+        if rows.empty or exact.empty:
+            continue
+        axes[1].plot(rows.index, rows / exact.reindex(rows.index), style_, marker="o", markersize=3,
+                     color=COLORS.get(sampler, "#9467bd") if style_ == "-" else "#9467bd", label=label)
+    axes[1].axhline(1.0, color="black", linewidth=0.8)
+    axes[1].set_xlabel("weight (upper-triangle order)")
+    axes[1].set_ylabel("posterior s.d. / the exact-ratio chain's")
+    axes[1].set_title("B1: the posterior spread (Fig. 7's 'CMH is off')")
+    axes[1].legend(fontsize=7)
+    means = series[series["sampler"] != "exact"].groupby(["sampler", "inner_samples"])[
+        ["mean_abs_error", "cross_chain_error"]].mean().reset_index()
+    for sampler in [n for n in ORDER if n in set(means["sampler"])]:
+        rows = means[means["sampler"] == sampler].sort_values("inner_samples")
+        axes[2].plot(rows["inner_samples"], rows["mean_abs_error"], "-o", color=COLORS[sampler], markersize=3,
+                     label=f"{sampler}: own exact ratios")
+        axes[2].plot(rows["inner_samples"], rows["cross_chain_error"], "--x", color=COLORS[sampler], markersize=4,
+                     label=f"{sampler}: another chain's (authors)")
+    axes[2].set_xscale("log")
+    axes[2].set_yscale("log")
+    ticks = sorted(set(means["inner_samples"]))
+    axes[2].set_xticks(ticks, [f"{v:g}" for v in ticks])
+    axes[2].xaxis.set_minor_locator(ticker.NullLocator())
+    axes[2].set_xlabel("inner samples F")
+    axes[2].set_ylabel("mean |log ratio error|")
+    axes[2].set_title("B2: the error against another chain's exact ratios")
+    axes[2].legend(fontsize=6, ncol=2)
     style.save_figure(fig, path)

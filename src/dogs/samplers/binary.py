@@ -59,6 +59,10 @@ class BinaryChainResult:
         Site updates and single-flip density evaluations actually used.
     rao_blackwellised : bool
         Whether the estimates are Rao-Blackwellised.
+    sample_weights : (N,) float array or None
+        How many times each row of ``samples`` was recorded, when a sampler stores a state held over
+        several recording points once (the proposal-budget form of CMH + LBP); ``None``: each row once.
+        The plain estimates are then weighted averages.
     """
 
     state: np.ndarray
@@ -69,6 +73,7 @@ class BinaryChainResult:
     log_ratio: float | None
     work: Work
     rao_blackwellised: bool = False
+    sample_weights: np.ndarray | None = None
 
     @property
     def states(self) -> np.ndarray:
@@ -76,29 +81,55 @@ class BinaryChainResult:
         return self.state[None, :]
 
 
-def empirical_node_marginals(samples) -> np.ndarray:
-    """Fraction of the recorded states with ``s_i = +1`` (a count over the number of states: the mean of the indicators)."""
+_CHUNK_ROWS = 1 << 15  # weighted estimates go through the rows in chunks, so no (rows x edges) float copy is made
+
+
+def _mean(values, weights) -> np.ndarray:
+    """Mean over axis 0, or the ``weights``-weighted mean (each row counted ``weights[n]`` times)."""
+    if weights is None:
+        return values.mean(axis=0)
+    weights = np.asarray(weights, dtype=np.float64)
+    return np.tensordot(weights / weights.sum(), values, axes=(0, 0))
+
+
+def _chunked_mean(samples, weights, statistic) -> np.ndarray:
+    """``_mean(statistic(samples), weights)`` computed ``_CHUNK_ROWS`` rows at a time when weighted."""
+    if weights is None:
+        return _mean(statistic(samples), None)
+    weights = np.asarray(weights, dtype=np.float64)
+    total = weights.sum()
+    out = 0.0
+    for start in range(0, len(samples), _CHUNK_ROWS):
+        rows = slice(start, start + _CHUNK_ROWS)
+        out = out + np.tensordot(weights[rows] / total, statistic(samples[rows]), axes=(0, 0))
+    return out
+
+
+def empirical_node_marginals(samples, weights=None) -> np.ndarray:
+    """Fraction of the recorded states with ``s_i = +1`` (row ``n`` counted ``weights[n]`` times if given; unweighted,
+    a count over the number of states: the mean of the indicators)."""
     samples = np.asarray(samples)
-    return np.count_nonzero(samples == 1, axis=0) / samples.shape[0]
+    if weights is None:
+        return np.count_nonzero(samples == 1, axis=0) / samples.shape[0]
+    return _chunked_mean(samples, weights, lambda x: x == 1)
 
 
-def empirical_edge_tables(samples, edges) -> np.ndarray:
-    """Empirical 2x2 tables ``p(s_i = a, s_j = b)`` of ``edges`` over the recorded states."""
+def empirical_edge_tables(samples, edges, weights=None) -> np.ndarray:
+    """Empirical 2x2 tables ``p(s_i = a, s_j = b)`` of ``edges`` over the recorded states (optionally weighted)."""
     samples = np.asarray(samples)
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
     if not len(edges):  # no tables asked for (a log partition-function ratio alone)
         return np.zeros((0, 2, 2))
-    plus_i = samples[:, edges[:, 0]] == 1
-    plus_j = samples[:, edges[:, 1]] == 1
-    tables = np.empty((edges.shape[0], 2, 2))
-    for a, in_a in ((0, ~plus_i), (1, plus_i)):
-        for b, in_b in ((0, ~plus_j), (1, plus_j)):
-            tables[:, a, b] = (in_a & in_b).mean(axis=0)
-    return tables
+
+    def cells(x):
+        plus_i, plus_j = x[:, edges[:, 0]] == 1, x[:, edges[:, 1]] == 1
+        return np.stack([~plus_i & ~plus_j, ~plus_i & plus_j, plus_i & ~plus_j, plus_i & plus_j], axis=-1)
+
+    return _chunked_mean(samples, weights, cells).reshape(edges.shape[0], 2, 2)
 
 
-def log_mean_exp_quadratic(samples, delta: BinaryPairwiseMRF) -> float:
-    """``log mean_n exp q(s_n)`` over the recorded states, computed stably (AA eq. 5).
+def log_mean_exp_quadratic(samples, delta: BinaryPairwiseMRF, weights=None) -> float:
+    """``log mean_n exp q(s_n)`` over the recorded states (optionally weighted), computed stably (AA eq. 5).
 
     int8 states (what every sampler records) go through :func:`dogs._kernels.quadratic.quadratic_values`,
     one pass over the CSR lists per state; other arrays through
@@ -111,4 +142,4 @@ def log_mean_exp_quadratic(samples, delta: BinaryPairwiseMRF) -> float:
     else:
         values = delta.log_potential(np.asarray(samples, dtype=np.float64))
     top = float(np.max(values))
-    return top + float(np.log(np.mean(np.exp(values - top))))
+    return top + float(np.log(_mean(np.exp(values - top), weights)))

@@ -35,9 +35,11 @@ step-by-step chain on the same step axis, including the states recorded every
 form, ``discrete_event=False``). The exact in-kernel rules are in :mod:`dogs._kernels.metropolis`.
 
 Work (:mod:`dogs.samplers.base`): CMH does one site update and one density evaluation per proposal.
-CMH + LBP counts, in either form, ``n_samples * proposals_per_sample`` site updates (the steps of the
-step-by-step chain, holds included) and one density evaluation per *proposed flip* (the holds need
-none), so the two forms report the same work in law.
+CMH + LBP counts, in either form, one site update per step of the step-by-step chain (holds included)
+and one density evaluation per *proposed flip* (the holds need none), so the two forms report the same
+work in law. Its run length is either a number of steps (``n_samples`` recorded states) or, as in the
+authors' code, a number of proposed flips (``n_proposals``: the equal-cost budget is then spent
+exactly; near a mode the steps between proposals, and the recorded states, can be many times more).
 
 Estimates are plain averages over the recorded states (:func:`~dogs.samplers.binary.empirical_node_marginals`,
 :func:`~dogs.samplers.binary.empirical_edge_tables`, :func:`~dogs.samplers.binary.log_mean_exp_quadratic`).
@@ -50,7 +52,7 @@ import numbers
 
 import numpy as np
 
-from dogs._kernels.metropolis import cmh_chain, cmh_lbp_events, cmh_lbp_steps
+from dogs._kernels.metropolis import cmh_chain, cmh_lbp_events, cmh_lbp_proposals, cmh_lbp_steps
 from dogs._kernels.rng import seed_state
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work, chain_seeds
@@ -131,7 +133,8 @@ def coordinate_metropolis_lbp(
     model: BinaryPairwiseMRF,
     prior,
     *,
-    n_samples: int,
+    n_samples: int | None = None,
+    n_proposals: int | None = None,
     proposals_per_sample: int | None = None,
     seed,
     initial_state,
@@ -146,7 +149,21 @@ def coordinate_metropolis_lbp(
     ``discrete_event=True`` (default) the holds are skipped by drawing the number of steps to the next
     proposed flip from a geometric law with success probability ``alpha(s) = (1/d) sum_j q_j(-s_j)``
     and the proposed site with probability ``∝ q_j(-s_j)``: the same chain in law (module docstring).
-    The ``n``-th recorded state is the state after ``(n + 1) * proposals_per_sample`` steps.
+    A state is recorded every ``proposals_per_sample`` steps (holds included).
+
+    The length of the run is given in one of two units:
+
+    ``n_samples``
+        a fixed number of recorded states, i.e. ``n_samples * proposals_per_sample`` steps; the number
+        of proposed flips (density evaluations) is random;
+    ``n_proposals``
+        a fixed number of *proposed flips*, the budget of the authors' discrete-event sampler (their
+        ``CMH_LBP_DES.m`` makes ``L K`` proposals and jumps over the holds between them); the number of
+        steps, hence of recorded states, is random and can be far larger than ``n_proposals`` near a
+        mode. Discrete-event form only. Each state is stored once with the number of recording points
+        it was seen at (``sample_weights``); the estimates are the correspondingly weighted averages,
+        i.e. exactly the plain averages over the recorded sequence. If every propensity becomes 0 the
+        chain is frozen for ever and its state is the only row.
 
     Parameters
     ----------
@@ -154,27 +171,36 @@ def coordinate_metropolis_lbp(
     prior : (d,) array of float in [0, 1], or an object with ``node_marginals`` (e.g. an LBP result)
         ``q_j(+1)``, the approximate marginal ``p(s_j = +1)``. A value of exactly 0 or 1 is allowed
         (that spin is then never proposed, resp. never left), but the chain is then not irreducible.
-    n_samples, proposals_per_sample, seed, initial_state, edges, delta
+    n_samples, n_proposals : int
+        Exactly one of them (see above); ``n_proposals >= proposals_per_sample``, so that at least one
+        state is recorded.
+    proposals_per_sample, seed, initial_state, edges, delta
         As in :func:`coordinate_metropolis`; ``proposals_per_sample`` counts steps (holds included).
     discrete_event : bool, default True
-        Simulate only the proposed flips (``False``: every step, the plain form).
+        Simulate only the proposed flips (``False``: every step, the plain form; not with ``n_proposals``).
 
     Returns
     -------
     BinaryChainResult
-        Plain estimates; ``work``: ``n_samples * proposals_per_sample`` site updates (steps) and one
-        density evaluation per proposed flip.
+        Plain estimates; ``work``: the steps simulated as site updates (holds included) and one density
+        evaluation per proposed flip (exactly ``n_proposals`` unless the chain froze).
 
     Raises
     ------
     TypeError, ValueError
-        As :func:`coordinate_metropolis`, and on a prior of the wrong shape, non-finite or outside [0, 1].
+        As :func:`coordinate_metropolis`, on a prior of the wrong shape, non-finite or outside [0, 1],
+        and unless exactly one of ``n_samples`` and ``n_proposals`` is given.
 
     References
     ----------
     Fagan, Bhandari & Cunningham (2017), *Annular augmentation sampling*, appendix A.3 (CMH + LBP and
     its discrete-event simulation).
     """
+    if (n_samples is None) == (n_proposals is None):
+        raise TypeError("give exactly one of n_samples (recorded states) and n_proposals (proposed flips)")
+    if n_proposals is not None:
+        return _cmh_lbp_proposal_budget(model, prior, n_proposals, proposals_per_sample, seed, initial_state, edges,
+                                        delta, discrete_event)
     model, spins, n_samples, per_sample, edges = _check_common(model, initial_state, n_samples, proposals_per_sample, edges, delta)
     prior_plus, prior_minus, prior_logit = _check_prior(prior, model.n_vars)
     if not isinstance(discrete_event, (bool, np.bool_)):
@@ -187,6 +213,29 @@ def coordinate_metropolis_lbp(
         spins, rng_state, n_samples, per_sample, samples,
     )
     return _chain_result(spins, samples, edges, delta, Work(n_samples * per_sample, int(evaluations)))
+
+
+def _cmh_lbp_proposal_budget(model, prior, n_proposals, proposals_per_sample, seed, initial_state, edges, delta,
+                             discrete_event) -> BinaryChainResult:
+    """:func:`coordinate_metropolis_lbp` with a budget of ``n_proposals`` proposed flips (its docstring)."""
+    model, spins, n_proposals, per_sample, edges = _check_common(model, initial_state, n_proposals, proposals_per_sample,
+                                                                 edges, delta, count_name="n_proposals")
+    prior_plus, prior_minus, prior_logit = _check_prior(prior, model.n_vars)
+    if not isinstance(discrete_event, (bool, np.bool_)):
+        raise TypeError(f"discrete_event must be a bool, got {type(discrete_event).__name__}")
+    if not discrete_event:
+        raise ValueError("a budget of n_proposals proposed flips is simulated in discrete-event form only")
+    if n_proposals < per_sample:
+        raise ValueError(f"n_proposals = {n_proposals} records no state: it must be >= proposals_per_sample = {per_sample}")
+    rng_state = _rng_state(seed)
+    samples = np.empty((n_proposals + 1, model.n_vars), dtype=np.int8)
+    counts = np.empty(n_proposals + 1, dtype=np.float64)
+    rows, steps, evaluations = cmh_lbp_proposals(
+        model.indptr, model.neighbors, model.coupling, model.h, prior_plus, prior_minus, prior_logit,
+        spins, rng_state, n_proposals, per_sample, samples, counts,
+    )
+    samples, counts = samples[:rows].copy(), counts[:rows].copy()
+    return _chain_result(spins, samples, edges, delta, Work(int(steps), int(evaluations)), sample_weights=counts)
 
 
 # ---------------------------------------------------------------- shared validation (also used by exact_hmc)
@@ -244,10 +293,10 @@ def _check_delta(delta, model: BinaryPairwiseMRF):
     return delta
 
 
-def _check_common(model, initial_state, n_samples, per_sample, edges, delta):
+def _check_common(model, initial_state, n_samples, per_sample, edges, delta, count_name="n_samples"):
     model = _check_model(model)
     spins = _check_spins(initial_state, model.n_vars)
-    n_samples = _check_positive_int("n_samples", n_samples)
+    n_samples = _check_positive_int(count_name, n_samples)
     per_sample = model.n_vars if per_sample is None else _check_positive_int("proposals_per_sample", per_sample)
     edges = _check_edges(edges, model)
     _check_delta(delta, model)
@@ -276,14 +325,16 @@ def _rng_state(seed) -> np.ndarray:
     return seed_state(chain_seeds(seed, 1)[0])
 
 
-def _chain_result(spins, samples, edges, delta, work: Work, rao_blackwellised: bool = False) -> BinaryChainResult:
+def _chain_result(spins, samples, edges, delta, work: Work, rao_blackwellised: bool = False,
+                  sample_weights=None) -> BinaryChainResult:
     return BinaryChainResult(
         state=spins,
         samples=samples,
-        node_marginals=empirical_node_marginals(samples),
-        edge_tables=empirical_edge_tables(samples, edges),
+        node_marginals=empirical_node_marginals(samples, sample_weights),
+        edge_tables=empirical_edge_tables(samples, edges, sample_weights),
         edges=edges,
-        log_ratio=None if delta is None else log_mean_exp_quadratic(samples, delta),
+        log_ratio=None if delta is None else log_mean_exp_quadratic(samples, delta, sample_weights),
         work=work,
         rao_blackwellised=rao_blackwellised,
+        sample_weights=sample_weights,
     )

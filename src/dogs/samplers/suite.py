@@ -9,7 +9,8 @@ name                      sampler
 ``HMC``                   exact HMC (:func:`~dogs.samplers.exact_hmc`), ``hmc_samples`` trajectories of
                           ``hmc_travel_time``
 ``CMH``                   coordinate Metropolis-Hastings, ``cmh_samples`` recorded states ``d`` proposals apart
-``CMH + LBP``             CMH with the LBP proposal, discrete-event form (AA appendix A.3)
+``CMH + LBP``             CMH with the LBP proposal, discrete-event form (AA appendix A.3), ``cmh_lbp_proposals``
+                          proposed flips (the budget spent in proposals, as the authors' code does)
 ``AAS``, ``AAS + RB``     annular augmentation, slice operator, uniform prior (lattice); plain / Rao-Blackwellised
 ``AAS + RB + LBP``        the same with the LBP prior (stretched thresholds)
 ``AAG`` ...               the Gibbs operator (same three variants)
@@ -57,12 +58,13 @@ def _estimate(result: BinaryChainResult, node, tables, log_ratio) -> SamplerEsti
 
 
 def _plain(result: BinaryChainResult, delta) -> SamplerEstimate:
-    """The plain estimates of a chain: its own when it made plain ones, else recomputed from its samples."""
+    """The plain estimates of a chain: its own when it made plain ones, else recomputed from its (weighted) samples."""
     if not result.rao_blackwellised:
         return _estimate(result, result.node_marginals, result.edge_tables, result.log_ratio)
-    samples = result.samples
-    log_ratio = None if delta is None else log_mean_exp_quadratic(samples, delta)
-    return _estimate(result, empirical_node_marginals(samples), empirical_edge_tables(samples, result.edges), log_ratio)
+    samples, weights = result.samples, result.sample_weights
+    log_ratio = None if delta is None else log_mean_exp_quadratic(samples, delta, weights)
+    return _estimate(result, empirical_node_marginals(samples, weights),
+                     empirical_edge_tables(samples, result.edges, weights), log_ratio)
 
 
 def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, lbp_marginals=None, seed,
@@ -119,8 +121,8 @@ def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, l
                                            seed=child(name), **common)
             out[name] = _plain(result, delta)
         elif name == "CMH + LBP":
-            result = coordinate_metropolis_lbp(model, prior, n_samples=budget["cmh_samples"], proposals_per_sample=d,
-                                               seed=child(name), **common)
+            result = coordinate_metropolis_lbp(model, prior, n_proposals=budget["cmh_lbp_proposals"],
+                                               proposals_per_sample=d, seed=child(name), **common)
             out[name] = _plain(result, delta)
         else:
             base = name.split(" ")[0]
