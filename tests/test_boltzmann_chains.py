@@ -51,7 +51,8 @@ def test_quadratic_values_equal_the_log_potential(name):
 def test_chains_in_worker_processes_give_the_serial_numbers(sampler):
     """Each chain depends on its own seed only, so spreading chains over processes changes no number."""
     cfg = {**FULL["boltzmann"], "outer_samples": 4}
-    spec = {"chains": 5, "inner_samples": 20}
+    spec = {"chains": 5, "inner_samples": 20, "prior": {"mean": "zero", "variance": 3.0},
+            "start": {"mean": "zero", "variance": 2.0}}
     y = np.random.default_rng(3).integers(0, 2, (30, 6))
     statistic = pair_statistics(y).sum(axis=0)
     serial = boltzmann.run_chains(cfg, spec, statistic, 6, 30, sampler, seed_sequence(1, "chains", sampler))

@@ -156,9 +156,14 @@ def test_inconclusive_is_judged_first_and_needs_every_condition():
 
 
 def test_reading_and_paper_evidence_are_checked(tmp_path):
-    row = {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
-           "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}}
-    for extra, match in [({"reading": ""}, "reading"), ({"paper_evidence": "small"}, "paper_evidence"),
+    row = {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
+           "reading": "how the claim is read", "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}}
+    without_reading = {k: v for k, v in row.items() if k != "reading"}
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump([without_reading]))
+    with pytest.raises(ClaimsError, match="lacks reading"):  # every row says how it reads the paper
+        load_paper_claims(path)
+    for extra, match in [({"reading": ""}, "reading"), ({"reading": 3}, "reading"), ({"paper_evidence": "small"}, "paper_evidence"),
                          ({"paper_evidence": 1.0, "criterion": "information"}, "no criterion")]:
         path = tmp_path / "claims.yaml"
         path.write_text(yaml.safe_dump([{**row, **extra}]))
@@ -217,11 +222,11 @@ def test_malformed_criteria_are_refused(criterion):
 
 def test_information_rows_and_the_table(tmp_path):
     rows = [
-        {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
+        {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
          "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}], "partly": [{"at_most": 2.0}]}},
-        {"id": "b", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
+        {"id": "b", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
          "quantity": "seconds", "criterion": "information"},
-        {"id": "c", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "g"},
+        {"id": "c", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "g", "reading": "r"},
     ]
     got = {"a": measured("1.5", 1.5), "b": measured("3 s", 3.0)}
     table = build_table(rows, got, smoke=False)
@@ -242,11 +247,11 @@ def test_rows_of_a_family_without_its_data_set_need_data(tmp_path):
     from dogs.experiments import paper_vs_ours
 
     rows = [
-        {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
+        {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
          "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}},
-        {"id": "b", "paper": "P", "where": "§2", "claim": "c", "paper_value": "1", "family": "data_family",
+        {"id": "b", "paper": "P", "where": "§2", "claim": "c", "paper_value": "1", "family": "data_family", "reading": "r",
          "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}},
-        {"id": "c", "paper": "P", "where": "§3", "claim": "c", "paper_value": "1", "family": "g"},
+        {"id": "c", "paper": "P", "where": "§3", "claim": "c", "paper_value": "1", "family": "g", "reading": "r"},
     ]
     got = {"a": measured("0.5", 0.5)}
     table = build_table(rows, got, smoke=False, needs_data={"data_family": "some_set"})

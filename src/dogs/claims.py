@@ -73,7 +73,7 @@ __all__ = [
 VERDICTS = ("reproduced", "partly", "inconclusive", "not reproduced", "information", "needs data", "not yet run")
 NEEDS_DATA = "needs data"  # the renderer's verdicts for a claim with no measurement
 NOT_YET_RUN = "not yet run"
-_REQUIRED = ("id", "paper", "where", "claim", "paper_value", "family")
+_REQUIRED = ("id", "paper", "where", "claim", "paper_value", "family", "reading")
 _LEVELS = ("inconclusive", "reproduced", "partly")  # the order in which verdict() tries them
 _COMPARISONS = ("at_least", "at_most", "greater_than", "less_than", "between", "equals")
 INFORMATION = "information"
@@ -142,7 +142,7 @@ def load_paper_claims(path) -> list[dict]:
         if row["id"] in seen:
             raise ClaimsError(f"{path}: duplicate claim id {row['id']!r}")
         seen.add(row["id"])
-        if "reading" in row and not (isinstance(row["reading"], str) and row["reading"].strip()):
+        if not (isinstance(row["reading"], str) and row["reading"].strip()):
             raise ClaimsError(f"{path}: claim {row['id']!r}: 'reading' must be a non-empty text")
         if "criterion" in row:
             if "quantity" not in row:

@@ -31,7 +31,7 @@ mapping, returned to the system when freed, and the resident size follows the li
 ``clear_refs`` (not Linux) only the peak over the whole process is known; then every stage reports it.
 
 A side is skipped, with the reason recorded, when its estimated peak (the bytes per variable of the
-largest side measured so far, times ``p``, plus a quarter) exceeds the memory the system reports available
+largest side measured so far, at least the model's own arrays, times ``p``, plus a quarter) exceeds the memory the system reports available
 (``MemAvailable``) or ``--max-memory-gb``. ``largest_p_in_memory`` in the JSON is the machine's physical
 memory over the peak per variable of the largest side (when that side has at least 10^6 variables).
 
@@ -65,6 +65,9 @@ MAX_COUPLING = 0.25
 #: Child processes: every array above this size is its own mapping, returned to the system when freed.
 MMAP_THRESHOLD_BYTES = 64 * 1024
 _HEADROOM = 1.25
+# The grid model's own arrays per variable (offsets, four int32 neighbours and float64 couplings, the field, the
+# state): the least a side can need, used when a small side's peak is below the page resolution of the RSS.
+_MIN_BYTES_PER_VARIABLE = 8 + 4 * 4 + 4 * 8 + 8 + 1
 #: Below this many variables the interpreter's own allocations blur the bytes per variable: no extrapolation.
 MIN_P_FOR_EXTRAPOLATION = 10**6
 
@@ -256,7 +259,7 @@ def measure(args) -> dict | None:
         limit = available_bytes()
         if args.max_memory_gb is not None:
             limit = min(limit or math.inf, args.max_memory_gb * 2**30)
-        need = None if per_variable is None else per_variable * p * _HEADROOM
+        need = None if per_variable is None else max(per_variable, _MIN_BYTES_PER_VARIABLE) * p * _HEADROOM
         if need is not None and limit is not None and need > limit:
             sides.append({"side": side, "n_vars": p, "skipped": f"needs about {need / 2**30:.1f} GiB "
                                                                 f"({per_variable:.0f} bytes per variable), "

@@ -267,11 +267,27 @@ class Experiment:
         sys.exit(self.main())
 
 
+class _CurrentStderr(logging.StreamHandler):
+    """A handler that writes to whatever ``sys.stderr`` is at the time of the message, not at its creation (a
+    redirected or captured stderr, as in tests or notebooks, gets the messages)."""
+
+    def __init__(self):
+        super().__init__()
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value):
+        pass
+
+
 def _logger(family: str) -> logging.Logger:
     """The one progress logger: time-stamped lines on stderr, flushed at once (rules send them to the log)."""
     logger = logging.getLogger(f"dogs.experiments.{family}")
     if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
+        handler = _CurrentStderr()
         handler.setFormatter(logging.Formatter("[%(asctime)s] %(message)s", datefmt="%H:%M:%S"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
