@@ -470,7 +470,7 @@ _TIME_ESTIMATORS = {
 
 #: CPU seconds of a job that does next to nothing (interpreter, imports, reading and writing a few files): every
 #: job pays it. Measured with the rates (JOB_RATES), as the least CPU time of any job of that run.
-JOB_OVERHEAD_SECONDS = 1.24
+JOB_OVERHEAD_SECONDS = 0.96
 
 #: CPU seconds the first job of a compute rule spends compiling its numba kernels in a fresh checkout (later jobs
 #: load them from numba's cache). Measured in a smoke run from a fresh checkout: the first job of a rule less a
@@ -480,57 +480,50 @@ JIT_SECONDS_PER_RULE = 20.0
 
 #: CPU seconds per unit of work of each compute rule (:class:`Work`; units as the ``_time_<family>`` functions
 #: count them; ``scan_order_compute_mixing:<model>`` per model). Measured by ``python -m dogs.experiments._resources
-#: calibrate`` from the CPU times in the benchmark files Snakemake writes for the compute rules, in a complete run
-#: of ``config/calibration.yaml`` (commands in that file), on a 2-core AMD EPYC shared with other work (load 13 to
-#: 15), with numba's cache warm for most kernels (ising10_compute_measure's rate still holds its compilation).
-#: At paper scale they give 93 CPU minutes where the timed paper-scale run took 34 minutes of job time: see the
-#: README, "Configuration and what is checked".
+#: calibrate results/benchmarks config/config.yaml`` from the CPU times in the benchmark files Snakemake wrote for the
+#: compute rules in the timed paper-scale run (``snakemake --cores 2 --forceall all_with_data`` on a quiet 2-core AMD
+#: EPYC, numba's cache warm): at the shipped settings the estimate is that run's job time by construction, and it
+#: grows with each key as the work does. ``config/calibration.yaml`` measures them again at small settings.
 JOB_RATES: dict[str, float] = {
-    "annular_ising_compute": 1.39e-08,
-    "benchmark_binary_samplers": 1.02e-06,
-    "benchmark_dogs": 3.14e-06,
-    "benchmark_gibbs": 1.05e-06,
-    "boltzmann_compute_chains": 9.5e-10,
+    "annular_ising_compute": 1.8e-08,
+    "benchmark_binary_samplers": 2.39e-07,
+    "benchmark_dogs": 2.65e-06,
+    "benchmark_gibbs": 8.86e-07,
+    "boltzmann_compute_chains": 2.86e-09,
     "boltzmann_compute_chains_large": 1.22e-09,
-    # exact-HMC trajectories on d^2 couplings: the chains' rate before their log-ratio bookkeeping got cheaper, which
-    # the data step does not have
+    # exact-HMC trajectories on d^2 couplings (no benchmark file: measured once, before the chains' log-ratio
+    # bookkeeping got cheaper, which the data step does not have)
     "boltzmann_compute_data": 6.11e-09,
-    "ising10_compute_guarantees": 1.43e-05,
-    "ising10_compute_measure": 3.64e-08,
-    "ising40_compute_bias": 1.14e-08,
-    "ising40_compute_guarantees": 5.08e-06,
-    "loose_bounds_compute_bias": 2.67e-08,
-    "loose_bounds_compute_guarantees": 1.21e-06,
-    "mcmc_mle_compute_optimum": 7.11e-08,
-    "mcmc_mle_compute_trace": 8.78e-07,
-    "msrc_compute_features": 0.0638,
-    "msrc_compute_split": 2.61e-08,
-    "scan_order_compute_island_mass": 1.72e-07,
-    "scan_order_compute_islands": 6e-05,
-    "scan_order_compute_mixing:discrete_pyramid": 0.00542,
-    "scan_order_compute_mixing:memorize_and_repeat": 0.00361,
-    "scan_order_compute_mixing:sequence_of_dependencies": 0.00419,
-    "scan_order_compute_mixing:soft_dependencies": 0.00059,
-    "scan_order_compute_mixing:two_islands": 0.216,
-    "scan_order_compute_permutations": 2.93e-06,
+    "ising10_compute_guarantees": 6.56e-06,
+    "ising10_compute_measure": 7.17e-09,
+    "ising40_compute_bias": 1.63e-08,
+    "ising40_compute_guarantees": 6.03e-06,
+    "loose_bounds_compute_bias": 1.2e-08,
+    "loose_bounds_compute_bias_verdict": 3.32e-08,
+    "loose_bounds_compute_guarantees": 5.59e-07,
+    "mcmc_mle_compute_optimum": 5.77e-08,
+    "mcmc_mle_compute_trace": 4.57e-08,
+    "msrc_compute_features": 0.0563,
+    "msrc_compute_split": 2.02e-08,
+    "scan_order_compute_island_mass": 6.43e-07,
+    "scan_order_compute_islands": 8.77e-08,
+    "scan_order_compute_mixing:discrete_pyramid": 0.00272,
+    "scan_order_compute_mixing:memorize_and_repeat": 1.12e-05,
+    "scan_order_compute_mixing:sequence_of_dependencies": 0.00272,
+    "scan_order_compute_mixing:soft_dependencies": 2.22e-05,
+    "scan_order_compute_mixing:two_islands": 0.00542,
+    "scan_order_compute_permutations": 1.91e-07,
     # level-vector updates of the App. A level chains (run inside compute_mixing): measured with the chains
     # themselves, dogs.counterexamples.resources._SECONDS_PER_LEVEL_UPDATE, not by calibrate
     "scan_order_level_chains:memorize_and_repeat": 1.5e-09,
     "scan_order_level_chains:soft_dependencies": 1.5e-09,
-    # re-measured (not by calibrate) after the changes named here, on the same kind of machine: timing_compute once its
-    # sampling became a number of points, per Gibbs-step unit (three jobs of config/calibration.yaml's 300 x 300 trial,
-    # 2.6 CPU s each at load 8); the Boltzmann-machine chains scaled by the drop of their per-chain CPU time (the first
-    # 6 chains of every data set and sampler at paper scale, same seeds, before and after: 15.5 -> 11.1 CPU minutes for
-    # d <= 10, 40.0 -> 8.0 for d = 25 and 50)
-    "timing_compute": 5.8e-09,
-    "timing_compute_epsilon": 5.75e-07,
+    "timing_compute": 2.82e-09,
+    "timing_compute_epsilon": 2.48e-07,
 }
 
 #: Compute rules without a measured rate, and the measured rule whose rate they borrow (the same kind of work: the
 #: truth of the annular settings is the part of annular_ising_compute that computes it).
-RATE_FROM = {"annular_ising_compute_truth": "annular_ising_compute",
-             # added after the rates were measured: the same chains over a grid of lengths as the bias rule
-             "loose_bounds_compute_bias_verdict": "loose_bounds_compute_bias"}
+RATE_FROM = {"annular_ising_compute_truth": "annular_ising_compute"}
 
 #: Default of ``resources.max_hours``: the longest estimated job time (all jobs, summed) of one run.
 DEFAULT_MAX_HOURS = 4.0
