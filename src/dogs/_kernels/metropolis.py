@@ -135,6 +135,37 @@ def cmh_lbp_steps(indptr, neighbors, coupling, h, prior_plus, prior_minus, prior
     return evaluations
 
 
+@njit(inline="always", cache=True)
+def _proposed_flip(indptr, neighbors, coupling, h, prior_plus, prior_minus, prior_logit, spins, weights, total,
+                   s0, s1, s2, s3):
+    """One proposed flip of the discrete-event CMH + LBP chain: the site by its propensity (``weights``, summing to
+    ``total``; a uniform), then the MH test (a second uniform). Returns the new ``total`` and generator state."""
+    d = spins.size
+    bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+    target = uniform_from_bits(bits) * total
+    i = -1
+    running = 0.0
+    for j in range(d):
+        running += weights[j]
+        if target < running:
+            i = j
+            break
+    if i < 0:  # rounding guard: the last site with positive propensity
+        for j in range(d - 1, -1, -1):
+            if weights[j] > 0.0:
+                i = j
+                break
+    log_ratio = flip_delta(indptr, neighbors, coupling, h, spins, i) + spins[i] * prior_logit[i]
+    bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+    if uniform_from_bits(bits) < math.exp(log_ratio):
+        spins[i] = -spins[i]
+        weights[i] = prior_minus[i] if spins[i] > 0 else prior_plus[i]
+        total = 0.0
+        for j in range(d):
+            total += weights[j]
+    return total, s0, s1, s2, s3
+
+
 @njit(cache=True)
 def cmh_lbp_events(indptr, neighbors, coupling, h, prior_plus, prior_minus, prior_logit, spins, rng_state,
                    n_samples, per_sample, samples):
@@ -162,29 +193,9 @@ def cmh_lbp_events(indptr, neighbors, coupling, h, prior_plus, prior_minus, prio
             samples[recorded, :] = spins
             recorded += 1
         step = event
-        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-        target = uniform_from_bits(bits) * total
-        i = -1
-        running = 0.0
-        for j in range(d):
-            running += weights[j]
-            if target < running:
-                i = j
-                break
-        if i < 0:  # rounding guard: the last site with positive propensity
-            for j in range(d - 1, -1, -1):
-                if weights[j] > 0.0:
-                    i = j
-                    break
-        log_ratio = flip_delta(indptr, neighbors, coupling, h, spins, i) + spins[i] * prior_logit[i]
+        total, s0, s1, s2, s3 = _proposed_flip(indptr, neighbors, coupling, h, prior_plus, prior_minus, prior_logit,
+                                               spins, weights, total, s0, s1, s2, s3)
         evaluations += 1
-        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-        if uniform_from_bits(bits) < math.exp(log_ratio):
-            spins[i] = -spins[i]
-            weights[i] = prior_minus[i] if spins[i] > 0 else prior_plus[i]
-            total = 0.0
-            for j in range(d):
-                total += weights[j]
     while recorded < n_samples:
         samples[recorded, :] = spins
         recorded += 1
@@ -229,29 +240,9 @@ def cmh_lbp_proposals(indptr, neighbors, coupling, h, prior_plus, prior_minus, p
             rows += 1
             checkpoint += seen * every
         step = event
-        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-        target = uniform_from_bits(bits) * total
-        i = -1
-        running = 0.0
-        for j in range(d):
-            running += weights[j]
-            if target < running:
-                i = j
-                break
-        if i < 0:  # rounding guard: the last site with positive propensity
-            for j in range(d - 1, -1, -1):
-                if weights[j] > 0.0:
-                    i = j
-                    break
-        log_ratio = flip_delta(indptr, neighbors, coupling, h, spins, i) + spins[i] * prior_logit[i]
+        total, s0, s1, s2, s3 = _proposed_flip(indptr, neighbors, coupling, h, prior_plus, prior_minus, prior_logit,
+                                               spins, weights, total, s0, s1, s2, s3)
         evaluations += 1
-        bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-        if uniform_from_bits(bits) < math.exp(log_ratio):
-            spins[i] = -spins[i]
-            weights[i] = prior_minus[i] if spins[i] > 0 else prior_plus[i]
-            total = 0.0
-            for j in range(d):
-                total += weights[j]
     if frozen:
         samples[0, :] = spins
         counts[0] = 1.0
