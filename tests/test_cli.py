@@ -103,6 +103,24 @@ def test_exact_subcommand_matches_enumeration(cycle, capsys):
             assert np.isclose(got[(i, k)], value, rtol=1e-10)
 
 
+def test_pairwise_factors_only_with_integer_entries(tmp_path, capsys):
+    """A binary network with no unary factor and integer table entries (common in UAI files) is read, not
+    refused: every subcommand runs and ``exact`` matches enumeration."""
+    path = tmp_path / "pairs.uai"
+    path.write_text("MARKOV\n3\n2 2 2\n2\n2 0 1\n2 1 2\n\n4\n 1 2 3 4\n4\n 5 1 1 5\n")
+    code, out, err = run_cli(["exact", str(path)], capsys)
+    assert code == EXIT_OK, err
+    marginals, log_z = brute_force([[1, 2, 3, 4], [5, 1, 1, 5]], [2, 2, 2], [(0, 1), (1, 2)])
+    result = json.loads(out)
+    assert np.isclose(result["log_partition"], log_z, rtol=1e-12)
+    got = {(r["variable"], r["state"]): r["probability"] for r in result["marginals"]}
+    assert all(np.isclose(got[(i, k)], m[k], rtol=1e-10) for i, m in enumerate(marginals) for k in range(2))
+    for argv in (["bound", str(path)], ["scan", str(path), "--target", "0", "--budget", "12"],
+                 ["sample", str(path), "--scan", "systematic", "--length", "12"]):
+        code, _, err = run_cli(argv, capsys)
+        assert code == EXIT_OK, (argv, err)
+
+
 def test_pgmpy_written_discrete_network(tmp_path, capsys):
     from pgmpy.factors.discrete import DiscreteFactor
     from pgmpy.models import DiscreteMarkovNetwork

@@ -374,7 +374,8 @@ def binary_pairwise_terms(network: UAINetwork):
     unary = np.flatnonzero(sizes == 1)
     u = _tables(logs, starts[unary], 2)
     v = network.scope_vars[network.scope_starts[unary]]
-    h = np.bincount(v, weights=(u[:, 1] - u[:, 0]) / 2, minlength=p)
+    # float64 even without unary factors (numpy's bincount of an empty index gives int64 zeros)
+    h = np.bincount(v, weights=(u[:, 1] - u[:, 0]) / 2, minlength=p).astype(np.float64)
     offset += float(u.sum()) / 2
     pairs, a, b = _pair_factors(network)
     t = _tables(logs, starts[pairs], 4)  # L00, L01, L10, L11 of scope (a, b)
