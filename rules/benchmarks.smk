@@ -104,7 +104,11 @@ rule plot_benchmark_scaling:
     input:
         result("benchmarks/scaling.json"),
     output:
-        figure("benchmarks/scaling.png"),
+        report(
+            figure("benchmarks/scaling.png"),
+            caption="captions/benchmark_scaling.rst",
+            category="Speed and scaling",
+        ),
     log:
         result("logs/benchmarks/scaling_plot.log"),
     conda:
