@@ -31,8 +31,8 @@ mapping, returned to the system when freed, and the resident size follows the li
 ``clear_refs`` (not Linux) only the peak over the whole process is known; then every stage reports it.
 
 A side is skipped, with the reason recorded, when its estimated peak (the bytes per variable of the
-largest side measured so far, at least the model's own arrays, times ``p``, plus a quarter) exceeds the memory the system reports available
-(``MemAvailable``) or ``--max-memory-gb``. ``largest_p_in_memory`` in the JSON is the machine's physical
+largest side measured so far, at least the model's own arrays, times ``p``, plus a quarter) exceeds the
+memory the system reports available (``MemAvailable``) or ``--max-memory-gb``. ``largest_p_in_memory`` in the JSON is the machine's physical
 memory over the peak per variable of the largest side (when that side has at least 10^6 variables).
 
 The JSON (written atomically by :func:`dogs.io.write_json`) records the machine, the settings, the seed and
@@ -259,10 +259,11 @@ def measure(args) -> dict | None:
         limit = available_bytes()
         if args.max_memory_gb is not None:
             limit = min(limit or math.inf, args.max_memory_gb * 2**30)
-        need = None if per_variable is None else max(per_variable, _MIN_BYTES_PER_VARIABLE) * p * _HEADROOM
+        per_variable_needed = max(per_variable or 0.0, _MIN_BYTES_PER_VARIABLE)
+        need = None if per_variable is None else per_variable_needed * p * _HEADROOM
         if need is not None and limit is not None and need > limit:
             sides.append({"side": side, "n_vars": p, "skipped": f"needs about {need / 2**30:.1f} GiB "
-                                                                f"({per_variable:.0f} bytes per variable), "
+                                                                f"({per_variable_needed:.0f} bytes per variable), "
                                                                 f"{limit / 2**30:.1f} GiB allowed"})
             print(f"p = {p:,}: skipped, {sides[-1]['skipped']}", flush=True)
             continue
