@@ -271,9 +271,6 @@ class _CurrentStderr(logging.StreamHandler):
     """A handler that writes to whatever ``sys.stderr`` is at the time of the message, not at its creation (a
     redirected or captured stderr, as in tests or notebooks, gets the messages)."""
 
-    def __init__(self):
-        super().__init__()
-
     @property
     def stream(self):
         return sys.stderr
