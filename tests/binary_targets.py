@@ -9,6 +9,7 @@ false-failure rate, whatever its mixing speed; a wrong acceptance ratio or a wro
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 from scipy import stats
@@ -88,3 +89,22 @@ def small_models() -> dict:
                                                  h=[0.1, 0.0, -0.1]),
         "bimodal_2x4": grid_model(2, 4, 1.2, 0.0),
     }
+
+
+# ------------------------------------------------------------------ plain-Python pieces of the kernel references
+def flip_delta_reference(model: BinaryPairwiseMRF, s, i: int) -> float:
+    """``log p(s with s_i flipped) - log p(s) = -2 s_i f_i``, the local field ``f_i`` summed left to right (``h[i]``
+    first, then the CSR slots of ``i``), as the kernels sum it."""
+    field = float(model.h[i])
+    for slot in range(model.indptr[i], model.indptr[i + 1]):
+        field += float(model.coupling[slot]) * s[model.neighbors[slot]]
+    return -2.0 * s[i] * field
+
+
+def logit(p: float) -> float:
+    """``log p - log(1 - p)``, infinite at 0 and 1."""
+    if p == 0.0:
+        return -math.inf
+    if p == 1.0:
+        return math.inf
+    return math.log(p) - math.log(1.0 - p)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from binary_targets import small_models
+from binary_targets import flip_delta_reference, logit, small_models
 from dogs._kernels.metropolis import cmh_lbp_proposals
 from dogs._kernels.rng import seed_state, uniform_stream
 from dogs.models import BinaryPairwiseMRF, grid_model
@@ -27,21 +27,6 @@ from dogs.samplers.metropolis import coordinate_metropolis_lbp
 
 PER_TEST_ALPHA = 1e-3 / 3
 MODELS = small_models()
-
-
-def _delta(model, s, i):
-    field = float(model.h[i])
-    for slot in range(model.indptr[i], model.indptr[i + 1]):
-        field += float(model.coupling[slot]) * s[model.neighbors[slot]]
-    return -2.0 * s[i] * field
-
-
-def _logit(p):
-    if p == 0.0:
-        return -math.inf
-    if p == 1.0:
-        return math.inf
-    return math.log(p) - math.log(1.0 - p)
 
 
 def proposals_reference(model, prior, kernel_seed, initial, n_proposals, per_sample):
@@ -84,7 +69,7 @@ def proposals_reference(model, prior, kernel_seed, initial, n_proposals, per_sam
         if chosen < 0:
             chosen = max(j for j in range(d) if weights[j] > 0.0)
         evaluations += 1
-        if u() < math.exp(_delta(model, s, chosen) + s[chosen] * _logit(plus[chosen])):
+        if u() < math.exp(flip_delta_reference(model, s, chosen) + s[chosen] * logit(plus[chosen])):
             s[chosen] = -s[chosen]
             weights[chosen] = minus[chosen] if s[chosen] > 0 else plus[chosen]
             total = 0.0
@@ -107,7 +92,7 @@ def steps_until_proposals(model, prior, rng, initial, n_proposals, per_sample):
         propensity = (1.0 - prior[i]) if s[i] > 0 else prior[i]
         if rng.random() < propensity:
             proposals += 1
-            if rng.random() < math.exp(_delta(model, s, i) + s[i] * _logit(prior[i])):
+            if rng.random() < math.exp(flip_delta_reference(model, s, i) + s[i] * logit(prior[i])):
                 s[i] = -s[i]
         if step % per_sample == 0:
             recorded.append(list(s))
@@ -118,12 +103,12 @@ def _kernel_run(model, prior, kernel_seed, initial, n_proposals, per_sample):
     plus = np.asarray(prior, dtype=np.float64)
     minus = 1.0 - plus
     with np.errstate(divide="ignore"):
-        logit = np.log(plus) - np.log(minus)
+        log_odds = np.log(plus) - np.log(minus)
     spins = np.array(initial, dtype=np.int8)
     samples = np.empty((n_proposals + 1, model.n_vars), dtype=np.int8)
     counts = np.empty(n_proposals + 1)
     rows, steps, evaluations = cmh_lbp_proposals(model.indptr, model.neighbors, model.coupling, model.h, plus, minus,
-                                                 logit, spins, seed_state(np.uint64(kernel_seed)), n_proposals,
+                                                 log_odds, spins, seed_state(np.uint64(kernel_seed)), n_proposals,
                                                  per_sample, samples, counts)
     return samples[:rows], counts[:rows], spins, steps, evaluations
 

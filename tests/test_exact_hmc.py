@@ -29,7 +29,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from binary_targets import chi_square_pvalue, exact_draws, exact_edge_tables, exact_node_marginals, small_models
+from binary_targets import (chi_square_pvalue, exact_draws, exact_edge_tables, exact_node_marginals, flip_delta_reference,
+                            small_models)
 from dogs._kernels.exact_hmc import exact_hmc_chain, normal_draws, order_by_key
 from dogs._kernels.rng import next_uniform, seed_state, uniform_stream
 from dogs.models import BinaryPairwiseMRF, grid_model
@@ -66,13 +67,6 @@ def _normals(u, n):
         if len(out) < n:
             out.append(radius * math.sin(angle))
     return out
-
-
-def _delta(model, s, i):
-    field = float(model.h[i])
-    for slot in range(model.indptr[i], model.indptr[i + 1]):
-        field += float(model.coupling[slot]) * s[model.neighbors[slot]]
-    return -2.0 * s[i] * field
 
 
 def hmc_reference(model, kernel_seed, initial, n_samples, travel_time, magnitude=None):
@@ -115,7 +109,7 @@ def hmc_reference(model, kernel_seed, initial, n_samples, travel_time, magnitude
             elapsed += wait
             y[who] = 0.0
             hits += 1
-            energy = v[who] ** 2 + 2.0 * _delta(model, s, who)
+            energy = v[who] ** 2 + 2.0 * flip_delta_reference(model, s, who)
             if energy > 0.0:
                 s[who] = -s[who]
                 v[who] = math.copysign(math.sqrt(energy), v[who])

@@ -33,7 +33,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from binary_targets import all_states, chi_square_pvalue, exact_draws, exact_edge_tables, exact_node_marginals, small_models
+from binary_targets import (all_states, chi_square_pvalue, exact_draws, exact_edge_tables, exact_node_marginals,
+                            flip_delta_reference, logit, small_models)
 from dogs._kernels.metropolis import cmh_chain, cmh_lbp_events, cmh_lbp_steps
 from dogs._kernels.rng import next_uniform, seed_state, uniform_stream
 from dogs.models import BinaryPairwiseMRF, grid_model
@@ -73,21 +74,6 @@ def _pooled_chi_square(counts, probabilities, min_expected: float = 5.0) -> floa
 
 
 # ------------------------------------------------------------------ plain-Python references
-def _delta(model, s, i):
-    field = float(model.h[i])
-    for slot in range(model.indptr[i], model.indptr[i + 1]):
-        field += float(model.coupling[slot]) * s[model.neighbors[slot]]
-    return -2.0 * s[i] * field
-
-
-def _logit(p):
-    if p == 0.0:
-        return -math.inf
-    if p == 1.0:
-        return math.inf
-    return math.log(p) - math.log(1.0 - p)
-
-
 class _Stream:
     """The uniforms of a kernel seed, read in order; counts how many were used."""
 
@@ -110,7 +96,7 @@ def cmh_reference(model, kernel_seed, initial, n_samples, per_sample):
     for _ in range(n_samples):
         for _ in range(per_sample):
             i = int(u() * d)
-            delta = _delta(model, s, i)
+            delta = flip_delta_reference(model, s, i)
             u2 = u()  # drawn whether or not it is needed
             if delta >= 0.0 or u2 < math.exp(delta):
                 s[i] = -s[i]
@@ -132,7 +118,7 @@ def lbp_steps_reference(model, prior, kernel_seed, initial, n_samples, per_sampl
             propensity = minus[i] if s[i] > 0 else plus[i]
             if u() < propensity:
                 evaluations += 1
-                if u() < math.exp(_delta(model, s, i) + s[i] * _logit(plus[i])):
+                if u() < math.exp(flip_delta_reference(model, s, i) + s[i] * logit(plus[i])):
                     s[i] = -s[i]
         samples.append(list(s))
     return np.array(samples, dtype=np.int8), np.array(s, dtype=np.int8), evaluations, u.used
@@ -174,7 +160,7 @@ def lbp_events_reference(model, prior, kernel_seed, initial, n_samples, per_samp
         if chosen < 0:
             chosen = max(j for j in range(d) if weights[j] > 0.0)
         evaluations += 1
-        if u() < math.exp(_delta(model, s, chosen) + s[chosen] * _logit(plus[chosen])):
+        if u() < math.exp(flip_delta_reference(model, s, chosen) + s[chosen] * logit(plus[chosen])):
             s[chosen] = -s[chosen]
             weights[chosen] = minus[chosen] if s[chosen] > 0 else plus[chosen]
             total = total_of(weights)
@@ -246,9 +232,9 @@ def test_lbp_kernels_match_reference(name, form, prior_kind):
     plus = prior.astype(np.float64)
     minus = 1.0 - plus
     with np.errstate(divide="ignore"):
-        logit = np.log(plus) - np.log(minus)
+        log_odds = np.log(plus) - np.log(minus)
     spins, samples, rng_state = initial.copy(), np.empty((30, d), dtype=np.int8), seed_state(kernel_seed)
-    evals = kernel(model.indptr, model.neighbors, model.coupling, model.h, plus, minus, logit, spins, rng_state, 30, 3, samples)
+    evals = kernel(model.indptr, model.neighbors, model.coupling, model.h, plus, minus, log_odds, spins, rng_state, 30, 3, samples)
     np.testing.assert_array_equal(samples, expected_samples)
     np.testing.assert_array_equal(spins, expected_state)
     assert evals == expected_evals
