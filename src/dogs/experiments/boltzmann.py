@@ -311,52 +311,46 @@ def _write_chains(ctx, target, out, name, sampler, variant, spec, path, truth):
                                      "when 2^d states are not enumerated)"})
 
 
-@EXPERIMENT.step("compute-chains")
-def compute_chains(ctx):
-    """Every inner sampler of the rule's outputs ``chains_<sampler>`` on one data set, one after the other."""
+def _run_samplers(ctx, spec: dict, name: str, variant: str, seed_path: tuple, target_of) -> None:
+    """Every inner sampler of ``spec["samplers"]`` on data set ``name`` (the exact chain only when d <= 10), one after
+    the other: ``spec["chains"]`` chains each from the seed ``seed_path + (sampler,)``, written to ``target_of(sampler)``."""
     cfg = ctx.settings
-    name = ctx.wildcard("bm_dataset", str)
-    spec = dataset_settings(cfg, name)
     statistic, d, n_data, truth = _load_data(ctx, cfg["model_form"])
-    samplers = [s for s in cfg["samplers"] if s != "exact" or d <= ERROR_UNITS]
+    samplers = [s for s in spec["samplers"] if s != "exact" or d <= ERROR_UNITS]
     total = len(samplers) * spec["chains"]
+    label = name if variant == MAIN else f"{variant} / {name}"
     for k, sampler in enumerate(samplers):
-        path = (FAMILY, name, "chains", sampler)
+        path = (*seed_path, sampler)
 
         def progress(done, acceptance, k=k, sampler=sampler):
             finished = k * spec["chains"] + done
             left = ctx.elapsed() / finished * (total - finished)
-            ctx.log.info("%s / %s: chain %d/%d, acceptance %.2f; about %.0f s left", name, sampler, done,
+            ctx.log.info("%s / %s: chain %d/%d, acceptance %.2f; about %.0f s left", label, sampler, done,
                          spec["chains"], acceptance, left)
 
         out = run_chains(cfg, spec, statistic, d, n_data, sampler, seed_sequence(ctx.seed, *path), progress, truth=truth,
                          workers=ctx.threads)
-        _write_chains(ctx, ctx.output(f"chains_{sampler}"), out, name, sampler, MAIN, spec, path, truth)
+        _write_chains(ctx, target_of(sampler), out, name, sampler, variant, spec, path, truth)
+
+
+@EXPERIMENT.step("compute-chains")
+def compute_chains(ctx):
+    """Every inner sampler of the rule's outputs ``chains_<sampler>`` on one data set, one after the other."""
+    name = ctx.wildcard("bm_dataset", str)
+    spec = {**dataset_settings(ctx.settings, name), "samplers": ctx.settings["samplers"]}
+    _run_samplers(ctx, spec, name, MAIN, (FAMILY, name, "chains"), lambda sampler: ctx.output(f"chains_{sampler}"))
 
 
 @EXPERIMENT.step("compute-variant")
 def compute_variant(ctx):
     """The inner samplers of one variant on one data set (a sensitivity run or a diagnostic of the authors' code),
     one ``posterior_<sampler>.npz`` each in the output folder ``chains``."""
-    cfg = ctx.settings
     name, variant = ctx.wildcard("bm_dataset", str), ctx.wildcard("bm_variant", str)
-    spec = variant_settings(cfg, variant, name)
-    statistic, d, n_data, truth = _load_data(ctx, cfg["model_form"])
-    samplers = [s for s in spec["samplers"] if s != "exact" or d <= ERROR_UNITS]
+    spec = variant_settings(ctx.settings, variant, name)
     folder = ctx.output("chains")
     folder.mkdir(parents=True, exist_ok=True)
-    for k, sampler in enumerate(samplers):
-        path = (FAMILY, name, "variant", variant, sampler)
-
-        def progress(done, acceptance, k=k, sampler=sampler):
-            finished = k * spec["chains"] + done
-            left = ctx.elapsed() / finished * (len(samplers) * spec["chains"] - finished)
-            ctx.log.info("%s / %s / %s: chain %d/%d, acceptance %.2f; about %.0f s left", variant, name, sampler, done,
-                         spec["chains"], acceptance, left)
-
-        out = run_chains(cfg, spec, statistic, d, n_data, sampler, seed_sequence(ctx.seed, *path), progress, truth=truth,
-                         workers=ctx.threads)
-        _write_chains(ctx, folder / f"posterior_{sampler}.npz", out, name, sampler, variant, spec, path, truth)
+    _run_samplers(ctx, spec, name, variant, (FAMILY, name, "variant", variant),
+                  lambda sampler: folder / f"posterior_{sampler}.npz")
 
 
 # ---------------------------------------------------------------- summaries
