@@ -563,8 +563,10 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
         moments = posterior_moments({k: v for k, v in chains.items() if k[1] == heart and k[0] in (MAIN, variant)})
         sd = moments.pivot_table(index="weight", columns=["variant", "sampler"], values="sd")
         sd_ratio = (sd[(variant, "CMH")] / sd[(MAIN, "exact")]) if (MAIN, "exact") in sd else pd.Series([np.nan])
+        offset = authors_cmh_offset(_units(settings["datasets"][heart]), int(b1["inner_samples"].iloc[0]),
+                                    settings["travel_time_periods"])
         claims["aa_errata_b1_cmh_normalisation"] = measured(
-            f"heart data, CMH's ratio divided by F instead of L (offset {authors_cmh_offset(6, int(b1['inner_samples'].iloc[0]), settings['travel_time_periods']):+.3f} "
+            f"heart data, CMH's ratio divided by F instead of L (offset {offset:+.3f} "
             f"per estimate, x N = 1841 in the acceptance): outer acceptance {b1['acceptance'].mean():.2f} against "
             + ", ".join(f"{k} {v:.2f}" for k, v in acceptance.items())
             + f" with the correct ratio; mean |log ratio error| {b1['mean_abs_error'].mean():.3f} against CMH's "
