@@ -198,36 +198,33 @@ def coordinate_metropolis_lbp(
     """
     if (n_samples is None) == (n_proposals is None):
         raise TypeError("give exactly one of n_samples (recorded states) and n_proposals (proposed flips)")
-    if n_proposals is not None:
-        return _cmh_lbp_proposal_budget(model, prior, n_proposals, proposals_per_sample, seed, initial_state, edges,
-                                        delta, discrete_event)
-    model, spins, n_samples, per_sample, edges = _check_common(model, initial_state, n_samples, proposals_per_sample, edges, delta)
+    count_name, count = ("n_samples", n_samples) if n_proposals is None else ("n_proposals", n_proposals)
+    model, spins, count, per_sample, edges = _check_common(model, initial_state, count, proposals_per_sample, edges,
+                                                           delta, count_name=count_name)
     prior_plus, prior_minus, prior_logit = _check_prior(prior, model.n_vars)
     if not isinstance(discrete_event, (bool, np.bool_)):
         raise TypeError(f"discrete_event must be a bool, got {type(discrete_event).__name__}")
     rng_state = _rng_state(seed)
-    samples = np.empty((n_samples, model.n_vars), dtype=np.int8)
+    if n_proposals is not None:
+        return _cmh_lbp_proposal_budget(model, prior_plus, prior_minus, prior_logit, spins, rng_state, count, per_sample,
+                                        edges, delta, discrete_event)
+    samples = np.empty((count, model.n_vars), dtype=np.int8)
     kernel = cmh_lbp_events if discrete_event else cmh_lbp_steps
     evaluations = kernel(
         model.indptr, model.neighbors, model.coupling, model.h, prior_plus, prior_minus, prior_logit,
-        spins, rng_state, n_samples, per_sample, samples,
+        spins, rng_state, count, per_sample, samples,
     )
-    return _chain_result(spins, samples, edges, delta, Work(n_samples * per_sample, int(evaluations)))
+    return _chain_result(spins, samples, edges, delta, Work(count * per_sample, int(evaluations)))
 
 
-def _cmh_lbp_proposal_budget(model, prior, n_proposals, proposals_per_sample, seed, initial_state, edges, delta,
-                             discrete_event) -> BinaryChainResult:
-    """:func:`coordinate_metropolis_lbp` with a budget of ``n_proposals`` proposed flips (its docstring)."""
-    model, spins, n_proposals, per_sample, edges = _check_common(model, initial_state, n_proposals, proposals_per_sample,
-                                                                 edges, delta, count_name="n_proposals")
-    prior_plus, prior_minus, prior_logit = _check_prior(prior, model.n_vars)
-    if not isinstance(discrete_event, (bool, np.bool_)):
-        raise TypeError(f"discrete_event must be a bool, got {type(discrete_event).__name__}")
+def _cmh_lbp_proposal_budget(model, prior_plus, prior_minus, prior_logit, spins, rng_state, n_proposals, per_sample,
+                             edges, delta, discrete_event) -> BinaryChainResult:
+    """:func:`coordinate_metropolis_lbp` with a budget of ``n_proposals`` proposed flips (its docstring), on checked
+    arguments."""
     if not discrete_event:
         raise ValueError("a budget of n_proposals proposed flips is simulated in discrete-event form only")
     if n_proposals < per_sample:
         raise ValueError(f"n_proposals = {n_proposals} records no state: it must be >= proposals_per_sample = {per_sample}")
-    rng_state = _rng_state(seed)
     samples = np.empty((n_proposals + 1, model.n_vars), dtype=np.int8)
     counts = np.empty(n_proposals + 1, dtype=np.float64)
     rows, steps, evaluations = cmh_lbp_proposals(
