@@ -108,3 +108,24 @@ def logit(p: float) -> float:
     if p == 1.0:
         return math.inf
     return math.log(p) - math.log(1.0 - p)
+
+
+def proposed_flip_reference(model: BinaryPairwiseMRF, s: list, weights: list, total: float, plus, minus, u) -> float:
+    """One proposed flip of the discrete-event CMH + LBP chain, as its kernels make it: the site by its propensity
+    (``weights``, summing to ``total``; one uniform of ``u``), then the MH test (a second uniform). Updates ``s`` and
+    ``weights`` in place and returns the new total (summed left to right)."""
+    target, running, chosen = u() * total, 0.0, -1
+    for j in range(len(weights)):
+        running += weights[j]
+        if target < running:
+            chosen = j
+            break
+    if chosen < 0:  # rounding guard: the last site with positive propensity
+        chosen = max(j for j in range(len(weights)) if weights[j] > 0.0)
+    if u() < math.exp(flip_delta_reference(model, s, chosen) + s[chosen] * logit(plus[chosen])):
+        s[chosen] = -s[chosen]
+        weights[chosen] = minus[chosen] if s[chosen] > 0 else plus[chosen]
+        total = 0.0
+        for value in weights:
+            total += value
+    return total

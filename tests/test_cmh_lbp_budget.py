@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from binary_targets import flip_delta_reference, logit, small_models
+from binary_targets import flip_delta_reference, logit, proposed_flip_reference, small_models
 from dogs._kernels.metropolis import cmh_lbp_proposals
 from dogs._kernels.rng import seed_state, uniform_stream
 from dogs.models import BinaryPairwiseMRF, grid_model
@@ -60,21 +60,8 @@ def proposals_reference(model, prior, kernel_seed, initial, n_proposals, per_sam
             counts.append(seen)
             checkpoint += seen * per_sample
         step = event
-        target, running, chosen = u() * total, 0.0, -1
-        for j in range(d):
-            running += weights[j]
-            if target < running:
-                chosen = j
-                break
-        if chosen < 0:
-            chosen = max(j for j in range(d) if weights[j] > 0.0)
+        total = proposed_flip_reference(model, s, weights, total, plus, minus, u)
         evaluations += 1
-        if u() < math.exp(flip_delta_reference(model, s, chosen) + s[chosen] * logit(plus[chosen])):
-            s[chosen] = -s[chosen]
-            weights[chosen] = minus[chosen] if s[chosen] > 0 else plus[chosen]
-            total = 0.0
-            for value in weights:
-                total += value
     if checkpoint <= step:
         rows.append(list(s))
         counts.append(math.floor((step - checkpoint) / per_sample) + 1.0)

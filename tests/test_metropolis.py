@@ -34,7 +34,7 @@ import pytest
 from scipy import stats
 
 from binary_targets import (all_states, chi_square_pvalue, exact_draws, exact_edge_tables, exact_node_marginals,
-                            flip_delta_reference, logit, small_models)
+                            flip_delta_reference, logit, proposed_flip_reference, small_models)
 from dogs._kernels.metropolis import cmh_chain, cmh_lbp_events, cmh_lbp_steps
 from dogs._kernels.rng import next_uniform, seed_state, uniform_stream
 from dogs.models import BinaryPairwiseMRF, grid_model
@@ -151,19 +151,8 @@ def lbp_events_reference(model, prior, kernel_seed, initial, n_samples, per_samp
         while len(samples) < n_samples and (len(samples) + 1) * per_sample < event:
             samples.append(list(s))
         step = event
-        target, running, chosen = u() * total, 0.0, -1
-        for j in range(d):
-            running += weights[j]
-            if target < running:
-                chosen = j
-                break
-        if chosen < 0:
-            chosen = max(j for j in range(d) if weights[j] > 0.0)
+        total = proposed_flip_reference(model, s, weights, total, plus, minus, u)
         evaluations += 1
-        if u() < math.exp(flip_delta_reference(model, s, chosen) + s[chosen] * logit(plus[chosen])):
-            s[chosen] = -s[chosen]
-            weights[chosen] = minus[chosen] if s[chosen] > 0 else plus[chosen]
-            total = total_of(weights)
     while len(samples) < n_samples:
         samples.append(list(s))
     return np.array(samples, dtype=np.int8), np.array(s, dtype=np.int8), evaluations, u.used
