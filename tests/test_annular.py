@@ -284,16 +284,23 @@ REPLAY_MODELS = {"chain_with_fields": MODELS["chain_with_fields"], "torus_3x3_bi
                  "bimodal_2x4": MODELS["bimodal_2x4"], "strong_k4": _strong_k4()}
 
 
+def _delta_on_model_graph(model: BinaryPairwiseMRF) -> BinaryPairwiseMRF:
+    """A quadratic form q on the model's own neighbour lists (the kernel then walks both in one pass); fixed numbers."""
+    rng = np.random.default_rng(20170802 + model.n_vars)
+    return model.with_parameters(rng.uniform(-0.3, 0.3, size=model.n_edges), rng.uniform(-0.2, 0.2, size=model.n_vars))
+
+
+@pytest.mark.parametrize("q_graph", ["other", "model"])
 @pytest.mark.parametrize("operator", OPERATOR_NAMES)
 @pytest.mark.parametrize("prior_kind", PRIORS)
 @pytest.mark.parametrize("name", sorted(REPLAY_MODELS))
-def test_kernel_matches_reference(operator, prior_kind, name):
+def test_kernel_matches_reference(operator, prior_kind, name, q_graph):
     model = REPLAY_MODELS[name]
     d = model.n_vars
     prior = _prior(prior_kind, model)
     rng = np.random.default_rng(_seed("replay", operator, prior_kind, name))
     edges = np.concatenate([model.edges, [[0, d - 1], [1, 1]]])  # model edges, a non-edge and a self-pair
-    delta = _delta_form(model)
+    delta = _delta_form(model) if q_graph == "other" else _delta_on_model_graph(model)
     fallbacks = 0
     for chain in range(3):
         kernel_seed = int(rng.integers(0, 2**63))
@@ -313,6 +320,21 @@ def test_kernel_matches_reference(operator, prior_kind, name):
         fallbacks += want["fallbacks"]
     if operator == "suwa_todo" and name == "strong_k4":
         assert fallbacks > 0  # the fallback path is exercised
+
+
+def test_fused_flip_differences_equal_separate_ones():
+    """The one-pass flip differences of the model and of q (same neighbour lists) are bit-identical to two passes."""
+    from dogs._kernels.annular import _flip_delta, _flip_deltas
+
+    rng = np.random.default_rng(_seed("fused-flip"))
+    for model in (REPLAY_MODELS["strong_k4"], REPLAY_MODELS["torus_3x3_biased"]):
+        delta = _delta_on_model_graph(model)
+        arrays, delta_arrays = model_arrays(model), model_arrays(delta)
+        for _ in range(20):
+            spins = rng.choice(np.array([-1, 1], dtype=np.int8), size=model.n_vars)
+            for i in range(model.n_vars):
+                fused = _flip_deltas(*arrays, delta_arrays[2], delta_arrays[3], spins, i)
+                assert fused == (_flip_delta(*arrays, spins, i), _flip_delta(*delta_arrays, spins, i))
 
 
 def test_public_sampler_is_the_kernel_on_chain_seed():

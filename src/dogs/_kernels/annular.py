@@ -137,11 +137,50 @@ MAX_TIE_TOLERANCE = 1e-9
 
 @njit(inline="always", cache=True)
 def _flip_delta(indptr, neighbors, coupling, h, spins, i):
-    """``-2 s_i (h_i + sum_slots theta * s_neighbour)``: change of the log-potential when ``s_i`` flips."""
-    field = h[i]
-    for slot in range(indptr[i], indptr[i + 1]):
-        field += coupling[slot] * spins[neighbors[slot]]
-    return -2.0 * spins[i] * field
+    """``-2 s_i (h_i + sum_slots theta * s_neighbour)``: change of the log-potential when ``s_i`` flips.
+
+    Indices are cast to unsigned (no negative-index fix-ups); the sum is formed left to right, ``h_i`` first.
+    """
+    site = np.uint64(i)
+    field = h[site]
+    slot, stop = np.uint64(indptr[site]), np.uint64(indptr[site + np.uint64(1)])
+    while slot < stop:
+        field += coupling[slot] * spins[np.uint64(neighbors[slot])]
+        slot += np.uint64(1)
+    return -2.0 * spins[site] * field
+
+
+@njit(inline="always", cache=True)
+def _flip_deltas(indptr, neighbors, coupling, h, d_coupling, d_h, spins, i):
+    """:func:`_flip_delta` of the model and of ``q`` at once, for a ``q`` on the model's own neighbour lists.
+
+    One pass over the row: each neighbour's spin is read once for both sums; each sum is formed in the order
+    of :func:`_flip_delta`, so both values are bit-identical to two separate calls.
+    """
+    site = np.uint64(i)
+    field = h[site]
+    d_field = d_h[site]
+    slot, stop = np.uint64(indptr[site]), np.uint64(indptr[site + np.uint64(1)])
+    while slot < stop:
+        spin = spins[np.uint64(neighbors[slot])]
+        field += coupling[slot] * spin
+        d_field += d_coupling[slot] * spin
+        slot += np.uint64(1)
+    return -2.0 * spins[site] * field, -2.0 * spins[site] * d_field
+
+
+@njit(cache=True)
+def _same_graph(indptr, neighbors, d_indptr, d_neighbors):
+    """Whether two CSR neighbour lists are the same (then ``q``'s flip differences ride on the model's pass)."""
+    if indptr.size != d_indptr.size or neighbors.size != d_neighbors.size:
+        return False
+    for k in range(indptr.size):
+        if indptr[k] != d_indptr[k]:
+            return False
+    for k in range(neighbors.size):
+        if neighbors[k] != d_neighbors[k]:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -152,8 +191,10 @@ def _log_potential(indptr, neighbors, coupling, h, spins):
     for i in range(spins.size):
         si = spins[i]
         unary += h[i] * si
-        for slot in range(indptr[i], indptr[i + 1]):
-            pair += coupling[slot] * si * spins[neighbors[slot]]
+        slot, stop = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
+        while slot < stop:  # unsigned indices: no negative-index fix-ups; the same order of terms
+            pair += coupling[slot] * si * spins[np.uint64(neighbors[slot])]
+            slot += np.uint64(1)
     return unary + 0.5 * pair
 
 
@@ -347,6 +388,8 @@ def annular_chain(indptr, neighbors, coupling, h, prior_current, log_odds, latti
     q_vals = np.empty(n, dtype=np.float64)
     moved = np.empty(d, dtype=np.float64)
     walk = np.empty(d, dtype=np.int8)
+    with_q = with_delta and rao_blackwell  # q is evaluated along the annulus only for the RB log-ratio
+    fused = with_q and _same_graph(indptr, neighbors, d_indptr, d_neighbors)
     evaluations = 0
     for it in range(n_iterations):
         # ---------------------------------------------------------------- Operator 1
@@ -386,14 +429,18 @@ def annular_chain(indptr, neighbors, coupling, h, prior_current, log_odds, latti
         for i in range(d):
             walk[i] = spins[i]
         log_l[0] = 0.0
-        if with_delta and rao_blackwell:
+        if with_q:
             q_vals[0] = _log_potential(d_indptr, d_neighbors, d_coupling, d_h, walk)
         for k in range(n - 1):
             i = order[k]
-            delta = _flip_delta(indptr, neighbors, coupling, h, walk, i)
+            if fused:
+                delta, q_delta = _flip_deltas(indptr, neighbors, coupling, h, d_coupling, d_h, walk, i)
+                q_vals[k + 1] = q_vals[k] + q_delta
+            else:
+                delta = _flip_delta(indptr, neighbors, coupling, h, walk, i)
+                if with_q:
+                    q_vals[k + 1] = q_vals[k] + _flip_delta(d_indptr, d_neighbors, d_coupling, d_h, walk, i)
             log_l[k + 1] = log_l[k] + (delta + walk[i] * log_odds[i])
-            if with_delta and rao_blackwell:
-                q_vals[k + 1] = q_vals[k] + _flip_delta(d_indptr, d_neighbors, d_coupling, d_h, walk, i)
             walk[i] = -walk[i]
         evaluations += n - 1
         # ---------------------------------------------------------------- Operator 2

@@ -36,11 +36,14 @@ def quadratic_values(indptr, neighbors, coupling, h, samples, out):
             slot += 1
         upper[i] = slot
     for n in range(samples.shape[0]):
+        state = samples[n]
         pair = 0.0
         for i in range(n_vars):
-            si = samples[n, i]
-            for slot in range(upper[i], indptr[i + 1]):
-                pair += coupling[slot] * (si * samples[n, neighbors[slot]])
+            si = state[i]
+            slot, stop = np.uint64(upper[i]), np.uint64(indptr[i + 1])
+            while slot < stop:  # unsigned indices: no negative-index fix-ups; the same order of terms
+                pair += coupling[slot] * (si * state[np.uint64(neighbors[slot])])
+                slot += np.uint64(1)
         unary = 0.0
         for i in range(n_vars):
             unary += h[i] * samples[n, i]
