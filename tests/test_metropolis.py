@@ -394,6 +394,22 @@ def test_marginal_estimates_match_exact(sampler):
 
 
 # ------------------------------------------------------------------ (e) results, work, reproducibility, validation
+def test_edge_tables_of_int8_states_are_the_indicator_means():
+    """The count kernel behind int8 states gives, bit for bit, the means of the indicators that the NumPy form of
+    other arrays computes (a sum of zeros and ones is exact); self-pairs and repeats are fine, bad indices raise."""
+    rng = np.random.default_rng(411)
+    samples = rng.choice(np.array([-1, 1], dtype=np.int8), size=(1446, 9))
+    pairs = np.array([[0, 4], [2, 7], [3, 3], [8, 0], [0, 4]])
+    plus = samples == 1
+    want = np.stack([(~plus[:, i] & ~plus[:, j], ~plus[:, i] & plus[:, j], plus[:, i] & ~plus[:, j], plus[:, i] & plus[:, j])
+                     for i, j in pairs]).mean(axis=-1).reshape(-1, 2, 2)
+    np.testing.assert_array_equal(empirical_edge_tables(samples, pairs), want)
+    np.testing.assert_array_equal(empirical_edge_tables(samples.astype(np.float64), pairs), want)
+    for bad in ([[0, 9]], [[-1, 2]]):
+        with pytest.raises(IndexError, match="edges"):
+            empirical_edge_tables(samples, bad)
+
+
 def test_result_holds_plain_estimates_and_log_ratio():
     model = MODELS["torus_3x3_biased"]
     delta = BinaryPairwiseMRF(model.edges, 0.1, np.full(9, -0.05))

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dogs._kernels.quadratic import quadratic_values
+from dogs._kernels.tables import edge_table_counts
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work
 
@@ -120,6 +121,12 @@ def empirical_edge_tables(samples, edges, weights=None) -> np.ndarray:
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
     if not len(edges):  # no tables asked for (a log partition-function ratio alone)
         return np.zeros((0, 2, 2))
+    if weights is None and samples.dtype == np.int8 and samples.ndim == 2:  # what every sampler records: counts
+        if edges.min() < 0 or edges.max() >= samples.shape[1]:
+            raise IndexError(f"edges must index the {samples.shape[1]} variables of the samples")
+        counts = np.zeros((edges.shape[0], 2, 2), dtype=np.int64)
+        edge_table_counts(np.ascontiguousarray(samples), edges, counts)
+        return counts / samples.shape[0]
 
     def cells(x):
         plus_i, plus_j = x[:, edges[:, 0]] == 1, x[:, edges[:, 1]] == 1

@@ -1,0 +1,28 @@
+r"""numba kernel: counts of the 2x2 edge tables of recorded binary states (the plain estimates of the samplers).
+
+For ``N`` recorded states ``s_n in {-1, +1}^d`` (int8) and pairs ``(i, j)``, :func:`edge_table_counts` adds
+``#{n : [s_{n,i} = +1] = a, [s_{n,j} = +1] = b}`` to ``counts[e, a, b]``; the empirical table is the count over
+``N``, the same float64 number as the mean of the indicators (a sum of zeros and ones is exact).
+
+``O(N E)`` time and no work space: the NumPy form stacks four ``(N, E)`` boolean arrays first, which for the
+annular-Ising runs (``N = 1446`` states, ``E = 162`` pairs) cost about as much as the sampler that drew them.
+
+Private: arrays and scalars only; the public user is :func:`dogs.samplers.binary.empirical_edge_tables`.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+__all__ = ["edge_table_counts"]
+
+
+@njit(cache=True)
+def edge_table_counts(samples, edges, counts):
+    """``counts[e, a, b] += #{n : [samples[n, i] == 1] = a and [samples[n, j] == 1] = b}`` for ``(i, j) = edges[e]``."""
+    for n in range(samples.shape[0]):
+        state = samples[n]
+        for e in range(edges.shape[0]):
+            a = 1 if state[edges[e, 0]] == 1 else 0
+            b = 1 if state[edges[e, 1]] == 1 else 0
+            counts[e, a, b] += 1
