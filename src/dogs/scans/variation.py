@@ -159,6 +159,10 @@ def _checked_shape(matrix: _Influence, n_vars: int | None, name: str) -> _Influe
     return matrix
 
 
+#: Below this size :func:`lazy_zeros` clears an ordinary array instead of mapping pages.
+_LAZY_FROM_BYTES = 1 << 16
+
+
 def lazy_zeros(n: int, dtype=np.float64) -> np.ndarray:
     """A zero array of ``n`` entries whose pages the operating system provides on first touch.
 
@@ -167,6 +171,8 @@ def lazy_zeros(n: int, dtype=np.float64) -> np.ndarray:
     An anonymous memory map is zero by definition and costs nothing until written.
     """
     dtype = np.dtype(dtype)
+    if int(n) * dtype.itemsize < _LAZY_FROM_BYTES:  # a map costs a system call (about 10 us); clearing a small array less
+        return np.zeros(int(n), dtype=dtype)
     buffer = mmap.mmap(-1, max(1, int(n) * dtype.itemsize))
     return np.frombuffer(buffer, dtype=dtype, count=int(n))
 
