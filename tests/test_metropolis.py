@@ -394,15 +394,17 @@ def test_marginal_estimates_match_exact(sampler):
 
 
 # ------------------------------------------------------------------ (e) results, work, reproducibility, validation
-def test_edge_tables_of_int8_states_are_the_indicator_means():
-    """The count kernel behind int8 states gives, bit for bit, the means of the indicators that the NumPy form of
-    other arrays computes (a sum of zeros and ones is exact); self-pairs and repeats are fine, bad indices raise."""
+def test_node_marginals_and_edge_tables_of_int8_states_are_the_indicator_means():
+    """The count kernels behind int8 states give, bit for bit, the means of the indicators that the NumPy forms of
+    other arrays compute (a sum of zeros and ones is exact); self-pairs and repeats are fine, bad indices raise."""
     rng = np.random.default_rng(411)
     samples = rng.choice(np.array([-1, 1], dtype=np.int8), size=(1446, 9))
     pairs = np.array([[0, 4], [2, 7], [3, 3], [8, 0], [0, 4]])
     plus = samples == 1
     want = np.stack([(~plus[:, i] & ~plus[:, j], ~plus[:, i] & plus[:, j], plus[:, i] & ~plus[:, j], plus[:, i] & plus[:, j])
                      for i, j in pairs]).mean(axis=-1).reshape(-1, 2, 2)
+    np.testing.assert_array_equal(empirical_node_marginals(samples), plus.mean(axis=0))
+    np.testing.assert_array_equal(empirical_node_marginals(samples.astype(np.float64)), plus.mean(axis=0))
     np.testing.assert_array_equal(empirical_edge_tables(samples, pairs), want)
     np.testing.assert_array_equal(empirical_edge_tables(samples.astype(np.float64), pairs), want)
     for bad in ([[0, 9]], [[-1, 2]]):

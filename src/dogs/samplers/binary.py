@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dogs._kernels.quadratic import quadratic_values
-from dogs._kernels.tables import edge_table_counts
+from dogs._kernels.tables import edge_table_counts, plus_counts
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work
 
@@ -110,6 +110,10 @@ def empirical_node_marginals(samples, weights=None) -> np.ndarray:
     """Fraction of the recorded states with ``s_i = +1`` (row ``n`` counted ``weights[n]`` times if given; unweighted,
     a count over the number of states: the mean of the indicators)."""
     samples = np.asarray(samples)
+    if weights is None and samples.dtype == np.int8 and samples.ndim == 2:  # what every sampler records: counts
+        counts = np.zeros(samples.shape[1], dtype=np.int64)
+        plus_counts(np.ascontiguousarray(samples), counts)
+        return counts / samples.shape[0]
     if weights is None:
         return np.count_nonzero(samples == 1, axis=0) / samples.shape[0]
     return _chunked_mean(samples, weights, lambda x: x == 1)
