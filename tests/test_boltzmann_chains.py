@@ -60,3 +60,24 @@ def test_chains_in_worker_processes_give_the_serial_numbers(sampler):
     assert serial.keys() == parallel.keys()
     for key in serial:
         np.testing.assert_array_equal(serial[key], parallel[key])
+
+
+def test_shutdown_ends_the_worker_processes_and_counts_their_cpu_time():
+    """After shutdown_workers no pool is left, the workers' CPU time is in this process's finished children's (the
+    step's last log line reports it), and a later call starts new workers."""
+    import resource
+
+    cfg = {**FULL["boltzmann"], "outer_samples": 4}
+    spec = {"chains": 4, "inner_samples": 20, "prior": {"mean": "zero", "variance": 3.0},
+            "start": {"mean": "zero", "variance": 2.0}}
+    statistic = pair_statistics(np.random.default_rng(4).integers(0, 2, (30, 6))).sum(axis=0)
+    children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    first = boltzmann.run_chains(cfg, spec, statistic, 6, 30, "hmc", seed_sequence(2, "chains"), workers=2)
+    assert len(boltzmann._POOLS) == 1
+    boltzmann.shutdown_workers()
+    assert not boltzmann._POOLS
+    children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert children_after.ru_utime + children_after.ru_stime > children_before.ru_utime + children_before.ru_stime
+    again = boltzmann.run_chains(cfg, spec, statistic, 6, 30, "hmc", seed_sequence(2, "chains"), workers=2)
+    boltzmann.shutdown_workers()
+    np.testing.assert_array_equal(first["weights"], again["weights"])

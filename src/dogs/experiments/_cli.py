@@ -259,7 +259,7 @@ class Experiment:
         if missing:
             ctx.log.error("step %s did not write the outputs %s", ctx.step, ", ".join(missing))
             return 1
-        ctx.log.info("%s %s: done in %.1f s", self.family, ctx.step, ctx.elapsed())
+        ctx.log.info("%s %s: done in %.1f s, %.1f CPU s", self.family, ctx.step, ctx.elapsed(), _cpu_seconds())
         return 0
 
     def run(self) -> None:
@@ -290,6 +290,16 @@ def _logger(family: str) -> logging.Logger:
         logger.setLevel(logging.INFO)
         logger.propagate = False
     return logger
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU time of this process and of its finished child processes (a step that runs worker
+    processes shuts them down before it returns, so their time is in it; Snakemake's benchmark files sample the
+    process tree and miss part of it)."""
+    import resource
+
+    return sum(resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
+               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
 
 
 def _set_numba_threads(threads: int) -> None:

@@ -243,16 +243,28 @@ def _single_threaded_worker() -> None:
     threadpool_limits(limits=1)
 
 
-@functools.cache
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+
+
 def _worker_pool(workers: int) -> ProcessPoolExecutor:
-    """``workers`` processes for :func:`run_chains`, started once per process and reused by every later call.
+    """``workers`` processes for :func:`run_chains`, started once and reused by every later call until
+    :func:`shutdown_workers`.
 
     Started by ``spawn``, not ``fork``: a forked copy of a process whose numba threads are running dies at its
     first parallel kernel (the annular samplers' kernel is one). Starting a worker costs an import of this
-    package (about a second), so one pool serves all the inner samplers of a job; it ends with the process.
+    package (about a second), so one pool serves all the inner samplers of a job.
     """
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_single_threaded_worker)
+    if workers not in _POOLS:
+        _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                              initializer=_single_threaded_worker)
+    return _POOLS[workers]
+
+
+def shutdown_workers() -> None:
+    """End the worker processes started by :func:`_worker_pool` (their CPU time then counts as this process's
+    finished children's, which the step's last log line reports)."""
+    while _POOLS:
+        _POOLS.popitem()[1].shutdown(wait=True)
 
 
 def run_chains(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: str, root: np.random.SeedSequence,
@@ -284,7 +296,7 @@ def run_chains(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: s
             if progress and (c + 1) % max(1, chains // 10) == 0:
                 progress(c + 1, out["acceptance"][: c + 1].mean())
     except BrokenProcessPool:
-        _worker_pool.cache_clear()  # a later call starts new workers instead of reusing the broken pool
+        _POOLS.pop(workers, None)  # a later call starts new workers instead of reusing the broken pool
         raise
     return out
 
@@ -319,18 +331,21 @@ def _run_samplers(ctx, spec: dict, name: str, variant: str, seed_path: tuple, ta
     samplers = [s for s in spec["samplers"] if s != "exact" or d <= ERROR_UNITS]
     total = len(samplers) * spec["chains"]
     label = name if variant == MAIN else f"{variant} / {name}"
-    for k, sampler in enumerate(samplers):
-        path = (*seed_path, sampler)
+    try:
+        for k, sampler in enumerate(samplers):
+            path = (*seed_path, sampler)
 
-        def progress(done, acceptance, k=k, sampler=sampler):
-            finished = k * spec["chains"] + done
-            left = ctx.elapsed() / finished * (total - finished)
-            ctx.log.info("%s / %s: chain %d/%d, acceptance %.2f; about %.0f s left", label, sampler, done,
-                         spec["chains"], acceptance, left)
+            def progress(done, acceptance, k=k, sampler=sampler):
+                finished = k * spec["chains"] + done
+                left = ctx.elapsed() / finished * (total - finished)
+                ctx.log.info("%s / %s: chain %d/%d, acceptance %.2f; about %.0f s left", label, sampler, done,
+                             spec["chains"], acceptance, left)
 
-        out = run_chains(cfg, spec, statistic, d, n_data, sampler, seed_sequence(ctx.seed, *path), progress, truth=truth,
-                         workers=ctx.threads)
-        _write_chains(ctx, target_of(sampler), out, name, sampler, variant, spec, path, truth)
+            out = run_chains(cfg, spec, statistic, d, n_data, sampler, seed_sequence(ctx.seed, *path), progress,
+                             truth=truth, workers=ctx.threads)
+            _write_chains(ctx, target_of(sampler), out, name, sampler, variant, spec, path, truth)
+    finally:
+        shutdown_workers()  # the workers' CPU time then counts in the step's last log line
 
 
 @EXPERIMENT.step("compute-chains")
