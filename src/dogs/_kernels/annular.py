@@ -102,7 +102,9 @@ Since coordinate ``i`` differs from point ``0`` exactly on the points ``a_i < k 
 edge sums come from prefix sums of ``r`` in ``O(d + E)`` per iteration (the edge ``(i, j)`` needs the
 mass of the overlap of two index ranges). ``q`` is evaluated absolutely at point ``0`` once per
 iteration and then by single-flip differences of ``q`` along the annulus (these are not counted as
-density evaluations of the target).
+density evaluations of the target). When ``q`` lives on the model's own neighbour lists (the inner runs of
+the Boltzmann-machine chains) the two flip differences come from one pass over the row, each summed in the
+same order as alone, so the numbers are bit-identical to two passes (1.8x faster at ``d = 50``).
 
 Everything is private and takes arrays and scalars only; the public wrapper is
 :func:`dogs.samplers.annular.annular_sampler`.
@@ -115,6 +117,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from dogs._kernels.metropolis import flip_delta
 from dogs._kernels.rng import uniform_from_bits, xoshiro_next
 
 __all__ = [
@@ -136,26 +139,12 @@ MAX_TIE_TOLERANCE = 1e-9
 
 
 @njit(inline="always", cache=True)
-def _flip_delta(indptr, neighbors, coupling, h, spins, i):
-    """``-2 s_i (h_i + sum_slots theta * s_neighbour)``: change of the log-potential when ``s_i`` flips.
-
-    Indices are cast to unsigned (no negative-index fix-ups); the sum is formed left to right, ``h_i`` first.
-    """
-    site = np.uint64(i)
-    field = h[site]
-    slot, stop = np.uint64(indptr[site]), np.uint64(indptr[site + np.uint64(1)])
-    while slot < stop:
-        field += coupling[slot] * spins[np.uint64(neighbors[slot])]
-        slot += np.uint64(1)
-    return -2.0 * spins[site] * field
-
-
-@njit(inline="always", cache=True)
 def _flip_deltas(indptr, neighbors, coupling, h, d_coupling, d_h, spins, i):
-    """:func:`_flip_delta` of the model and of ``q`` at once, for a ``q`` on the model's own neighbour lists.
+    """:func:`~dogs._kernels.metropolis.flip_delta` of the model and of ``q`` at once, for a ``q`` on the model's own
+    neighbour lists.
 
     One pass over the row: each neighbour's spin is read once for both sums; each sum is formed in the order
-    of :func:`_flip_delta`, so both values are bit-identical to two separate calls.
+    of ``flip_delta``, so both values are bit-identical to two separate calls.
     """
     site = np.uint64(i)
     field = h[site]
@@ -437,9 +426,9 @@ def annular_chain(indptr, neighbors, coupling, h, prior_current, log_odds, latti
                 delta, q_delta = _flip_deltas(indptr, neighbors, coupling, h, d_coupling, d_h, walk, i)
                 q_vals[k + 1] = q_vals[k] + q_delta
             else:
-                delta = _flip_delta(indptr, neighbors, coupling, h, walk, i)
+                delta = flip_delta(indptr, neighbors, coupling, h, walk, i)
                 if with_q:
-                    q_vals[k + 1] = q_vals[k] + _flip_delta(d_indptr, d_neighbors, d_coupling, d_h, walk, i)
+                    q_vals[k + 1] = q_vals[k] + flip_delta(d_indptr, d_neighbors, d_coupling, d_h, walk, i)
             log_l[k + 1] = log_l[k] + (delta + walk[i] * log_odds[i])
             walk[i] = -walk[i]
         evaluations += n - 1
