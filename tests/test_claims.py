@@ -156,7 +156,7 @@ def test_inconclusive_is_judged_first_and_needs_every_condition():
 
 
 def test_reading_and_paper_evidence_are_checked(tmp_path):
-    row = {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
+    row = {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
            "reading": "how the claim is read", "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}}
     without_reading = {k: v for k, v in row.items() if k != "reading"}
     path = tmp_path / "claims.yaml"

@@ -46,5 +46,5 @@ def quadratic_values(indptr, neighbors, coupling, h, samples, out):
                 slot += np.uint64(1)
         unary = 0.0
         for i in range(n_vars):
-            unary += h[i] * samples[n, i]
+            unary += h[i] * state[i]
         out[n] = pair + unary

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import resource
 import sys
 import time
 from dataclasses import dataclass, field
@@ -296,10 +297,8 @@ def _cpu_seconds() -> float:
     """User + system CPU time of this process and of its finished child processes (a step that runs worker
     processes shuts them down before it returns, so their time is in it; Snakemake's benchmark files sample the
     process tree and miss part of it)."""
-    import resource
-
-    return sum(resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
-               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    usages = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return sum(usage.ru_utime + usage.ru_stime for usage in usages)
 
 
 def _set_numba_threads(threads: int) -> None:
