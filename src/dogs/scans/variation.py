@@ -168,10 +168,12 @@ def lazy_zeros(n: int, dtype=np.float64) -> np.ndarray:
 
     ``numpy.zeros`` of a few MB can come from recycled heap memory and is then cleared in full; the
     kernels here often touch only a few entries of an ``O(p)`` work space (one marginal, a short scan).
-    An anonymous memory map is zero by definition and costs nothing until written.
+    An anonymous memory map is zero by definition and costs nothing until written. Below
+    ``_LAZY_FROM_BYTES`` an ordinary cleared array is returned: mapping and unmapping cost system calls
+    (tens of microseconds), clearing a small array less.
     """
     dtype = np.dtype(dtype)
-    if int(n) * dtype.itemsize < _LAZY_FROM_BYTES:  # a map costs a system call (about 10 us); clearing a small array less
+    if int(n) * dtype.itemsize < _LAZY_FROM_BYTES:
         return np.zeros(int(n), dtype=dtype)
     buffer = mmap.mmap(-1, max(1, int(n) * dtype.itemsize))
     return np.frombuffer(buffer, dtype=dtype, count=int(n))
