@@ -58,8 +58,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dogs._kernels.dogs import dogs_backward, dogs_forward
-from dogs._kernels.variation import tree_offsets
+from dogs._kernels.dogs import clear_workspace, dogs_backward, dogs_forward
+from dogs._kernels.variation import support_indices, tree_offsets
 from dogs.scans.base import UNIFORM, Scan
 from dogs.scans.variation import _as_epsilon, _as_influence, _as_scan, _as_weights, _Influence, lazy_zeros
 
@@ -180,9 +180,38 @@ class LengthDoublingResult:
     elapsed_seconds: float
 
 
+class _Workspace:
+    """Algorithm 2's ``O(p)`` arrays in one zero-filled mapping, reused by every run on the same ``p``.
+
+    One :func:`lazy_zeros` buffer holds them all (the pages a run never touches are never provided, and
+    one mapping is one system call to make and one to return). ``b_set``, ``d``, ``w``, ``where`` and the
+    sum tree must be zero when a run starts: each run clears what it wrote
+    (:func:`dogs._kernels.dogs.clear_workspace`), so the next one finds them zero again; the other arrays
+    may hold anything. Length doubling runs Algorithm 2 some ``log2 T`` times on short scans: with nine
+    mappings made and returned per run, that was most of its cost up to ``p ~ 10^6``.
+    """
+
+    def __init__(self, n_vars: int):
+        self.offsets = tree_offsets(n_vars)  # the sum tree's levels (used with early stopping only)
+        layout = {"b_set": (np.uint8, n_vars), "d": (np.float64, n_vars), "w": (np.float64, n_vars),
+                  "where": (np.int64, n_vars), "tree": (np.float64, int(self.offsets[-1])),
+                  "b_value": (np.float64, n_vars),  # b = 1 until set (dogs._kernels.dogs: no O(p) initialisation)
+                  "heap_var": (np.int64, n_vars), "heap_w": (np.float64, n_vars), "heap_d": (np.float64, n_vars)}
+        starts, total = {}, 0
+        for name, (dtype, count) in layout.items():
+            starts[name] = total
+            total += -(-count * np.dtype(dtype).itemsize // 64) * 64  # every array starts on a cache line
+        buffer = lazy_zeros(total, np.uint8)
+        for name, (dtype, count) in layout.items():
+            setattr(self, name, buffer[starts[name]:starts[name] + count * np.dtype(dtype).itemsize].view(dtype))
+
+
 def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: _Influence, epsilon: float, started: float,
-              support: np.ndarray | None = None):
-    """Algorithm 2 on validated inputs (``epsilon = -inf``: no early stopping); ``support`` = ``flatnonzero(d)``."""
+              support: np.ndarray | None = None, workspace: _Workspace | None = None):
+    """Algorithm 2 on validated inputs (``epsilon = -inf``: no early stopping); ``support`` = ``flatnonzero(d)``.
+
+    ``workspace``: a :class:`_Workspace` of ``n_vars`` shared by several runs (a fresh one when omitted).
+    """
     n_uniform = int(np.count_nonzero(steps == UNIFORM))
     if n_uniform * n_vars * 8 > MAX_SNAPSHOT_BYTES:
         raise MemoryError(
@@ -191,27 +220,27 @@ def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: _Influence,
         )
     col_indptr, col_indices = matrix.columns()
     if support is None:
-        support = np.flatnonzero(d)
-    b_value = np.empty(n_vars)  # b = 1 until set (see dogs._kernels.dogs: no O(p) initialisation)
-    b_set = lazy_zeros(n_vars, np.uint8)
+        support = support_indices(d)
+    space = _Workspace(n_vars) if workspace is None else workspace
+    b_value, b_set = space.b_value, space.b_set
     previous_values = np.empty(steps.size)
     snapshots = np.empty((n_uniform, n_vars))
     out_steps = steps.copy()
-    offsets = tree_offsets(n_vars)  # the sum tree's levels (used with early stopping only)
 
     tic = time.perf_counter()
     dogs_forward(matrix.indptr, matrix.indices, matrix.data, steps, b_value, b_set, previous_values, snapshots)
     forward_seconds = time.perf_counter() - tic
 
     tic = time.perf_counter()
-    input_variation, variation, stop = dogs_backward(
+    input_variation, variation, stop, support_size = dogs_backward(
         matrix.indptr, matrix.indices, matrix.data, col_indptr, col_indices, steps, support, d, float(epsilon),
-        b_value, b_set, previous_values, snapshots, out_steps,
-        lazy_zeros(n_vars, np.float64), lazy_zeros(n_vars, np.float64), lazy_zeros(n_vars, np.int64),
-        np.empty(n_vars, np.int64), np.empty(n_vars), np.empty(n_vars),
-        lazy_zeros(offsets[-1], np.float64), offsets,
+        b_value, b_set, previous_values, snapshots, out_steps, space.d, space.w, space.where,
+        space.heap_var, space.heap_w, space.heap_d, space.tree, space.offsets,
     )
     backward_seconds = time.perf_counter() - tic
+    if workspace is not None:
+        clear_workspace(steps, b_set, space.d, space.w, space.where, space.heap_var, support_size, space.tree,
+                        space.offsets, epsilon > -math.inf)
     return DoGSResult(
         scan=Scan(out_steps, n_vars),
         variation=float(variation),
@@ -303,8 +332,10 @@ def iterated_dogs(
     converged = False
     n_iterations = 0
     current = input_scan
+    support = support_indices(d)
+    workspace = _Workspace(input_scan.n_vars)
     while n_iterations < max_iterations:
-        result = _run_dogs(current.indices, current.n_vars, d, matrix, eps, time.perf_counter())
+        result = _run_dogs(current.indices, current.n_vars, d, matrix, eps, time.perf_counter(), support, workspace)
         n_iterations += 1
         if not variations:
             variations.append(result.input_variation)
@@ -373,9 +404,11 @@ def length_doubling_dogs(
     lengths: list[int] = []
     variations: list[float] = []
     length = int(start_length)
-    support = np.flatnonzero(d)
+    support = support_indices(d)
+    workspace = _Workspace(input_scan.n_vars)
     while True:
-        result = _run_dogs(input_scan.indices[:length], input_scan.n_vars, d, matrix, eps, time.perf_counter(), support)
+        result = _run_dogs(input_scan.indices[:length], input_scan.n_vars, d, matrix, eps, time.perf_counter(), support,
+                           workspace)
         lengths.append(length)
         variations.append(result.variation)
         if result.variation <= eps:

@@ -51,6 +51,7 @@ from dogs._kernels.variation import (
     count_value_problems,
     left_variation,
     pattern_is_symmetric,
+    support_indices,
     transpose_pattern,
     variation_curve,
 )
@@ -202,9 +203,9 @@ def _as_weights(weights, n_vars: int, name: str = "weights") -> np.ndarray:
     if array.ndim != 1 or array.size != n_vars:
         raise ValueError(f"{name} must be a 1-d array of length p = {n_vars}, got shape {np.shape(weights)}")
     array = np.ascontiguousarray(array, dtype=np.float64)
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite")
-    if array.size and array.min() < 0:
+    if count_value_problems(array):  # one pass without temporaries; the messages below say which problem
+        if not np.all(np.isfinite(array)):
+            raise ValueError(f"{name} must be finite")
         raise ValueError(f"{name} must be non-negative (d in DoGS Definition 7)")
     return array
 
@@ -294,7 +295,7 @@ def dobrushin_variation(scan: Scan, weights, influence) -> float:
     scan = _as_scan(scan)
     matrix = _as_influence(influence, scan.n_vars)
     d = _as_weights(weights, scan.n_vars)
-    support = np.flatnonzero(d)
+    support = support_indices(d)
     u = np.zeros(scan.n_vars)
     u[support] = d[support]
     left_variation(matrix.indptr, matrix.indices, matrix.data, scan.indices, u)
