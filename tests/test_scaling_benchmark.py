@@ -27,9 +27,11 @@ def test_every_stage_is_measured_on_every_side(report):
         assert set(side["stages"]) == set(scaling.STAGES)
         for name, stage in side["stages"].items():
             assert stage["seconds"] > 0 and stage["peak_bytes"] >= 0 and stage["held_bytes"] >= 0
-            assert len(stage["seconds_repeats"]) == (1 if name in ("model", "gibbs_graph") else 2)
+            runs = len(stage["seconds_repeats"])
+            assert runs == 1 if name in ("model", "gibbs_graph") else 2 <= runs <= scaling.MAX_REPEATS
             assert stage["seconds"] == min(stage["seconds_repeats"])
         assert side["dogs_variation"] <= side["epsilon"] and side["algorithm2_variation"] >= 0
+        assert side["algorithm2_fixed_variation"] >= 0
         assert side["dogs_length"] >= 2 and -1.0 <= side["gibbs_mean_spin"] <= 1.0
     assert set(data["time_per_variable_spread"]) == set(data["time_per_variable_growth"]) == set(scaling.TIMED_STAGES)
     assert all(1 <= side["algorithm2_distinct_variables"] <= side["n_vars"] for side in data["sides"])
@@ -60,6 +62,12 @@ def test_spread_of_the_time_per_variable():
     assert scaling.per_variable_spread(sides, "gibbs") == pytest.approx(1.5)  # 10^4 is left out
     assert scaling.per_variable_spread(sides[:2], "gibbs") is None
     assert scaling.per_variable_growth(sides, "gibbs") == pytest.approx(1.5)
+    underflowed = [{"n_vars": p, "algorithm2_variation": v, "stages": {"algorithm2": {"ns_per_variable": ns}}}
+                   for p, v, ns in ((10**5, 1e-47, 200.0), (10**6, 1e-103, 260.0), (10**8, 0.0, 100.0))]
+    assert scaling.per_variable_spread(underflowed, "algorithm2") == pytest.approx(1.3)  # 10^8 moved no weight
+    assert scaling.spread_exclusions(underflowed) == [
+        {"stage": "algorithm2", "n_vars": 10**8,
+         "reason": "the Dobrushin variation underflowed to 0: the later steps move no weight"}]
     falling = [{"n_vars": p, "stages": {"doubling": {"ns_per_variable": 1e7 / p}}} for p in (10**5, 10**6, 10**7)]
     assert scaling.per_variable_spread(falling, "doubling") == pytest.approx(100.0)
     assert scaling.per_variable_growth(falling, "doubling") == 1.0

@@ -15,11 +15,24 @@ variables: an open ``L x L`` Ising grid, ``theta_ij ~ U[0, 0.25]`` (seeded per s
 ``variation``   its Dobrushin variation ``epsilon`` for ``d = e_1`` (Definition 7)
 ``doubling``    the length-doubling search of §5.2 (Algorithm 2 on ``2, 4, 8, ...`` steps until ``<= epsilon``)
 ``algorithm2``  Algorithm 2 without early stopping on one sweep of that scan (``T = p`` steps): time per step
+``algorithm2_fixed``  the same on the first ``FIXED_STEPS = 10^5`` steps of the paper-phase systematic scan, at
+                every ``p`` (several sweeps when ``p < 10^5``): time per step of its forward and backward
+                passes (the call's ``O(p)`` input checks are the other stages' business: here they would be
+                divided by a fixed ``T``)
 ``gibbs_graph`` the Gibbs kernels' copy of the neighbourhoods (:func:`dogs.samplers.gibbs.kernel_graph`)
 ``gibbs``       one systematic sweep of the Gibbs sampler (DoGS Algorithm 1) from all ``+1``: time per update
 
+Why two Algorithm 2 stages: a step costs ``O(m (m + log s))`` with ``s`` the support of ``d`` (the heap),
+and from ``d = e_1`` the support grows with the number of steps already optimised, not with ``p``: about
+3 000 variables after 10^5 steps, 14 000 after 10^6, 66 000 after 10^7. On one sweep (``T = p``) the time
+per step therefore grows slowly with ``p`` through ``T``; at a fixed ``T`` it shows what ``p`` itself costs.
+On a long sweep the variation can underflow to 0 (10^8 steps on the §5.2 grid: every entry of ``d``
+falls below the smallest double); the steps after that move no weight and cost only the rewind of ``b``,
+so such a side's time per step is not comparable, and the spread below leaves it out (the report says so).
+
 Time: wall clock (``time.perf_counter``) after a numba warm-up on a tiny grid; the best of ``repeats`` runs
-for the stages that are cheap to repeat (all but ``model``), with every repeat recorded. Per variable means
+for the stages that are cheap to repeat (all but ``model`` and ``gibbs_graph``), more runs (up to
+``MAX_REPEATS``) while a stage has spent less than ``MIN_STAGE_SECONDS``, with every repeat recorded. Per variable means
 divided by ``p`` (for ``algorithm2`` and ``gibbs``, by the ``p`` steps of the sweep: time per step).
 
 Memory: the resident set size of the process (Linux ``/proc/self/status``; the peak ``VmHWM`` is reset at
@@ -58,9 +71,19 @@ from dogs.seeds import make_rng, seed_record, seed_sequence
 __all__ = ["STAGES", "TIMED_STAGES", "main", "measure_side", "per_variable_growth", "per_variable_spread"]
 
 #: The stages measured on every side, in the order they run.
-STAGES = ("model", "bound", "scan", "variation", "doubling", "algorithm2", "gibbs_graph", "gibbs")
+STAGES = ("model", "bound", "scan", "variation", "doubling", "algorithm2", "algorithm2_fixed", "gibbs_graph", "gibbs")
 #: Stages whose time the issue's "time per variable" reading applies to (``model`` and ``scan`` are inputs).
-TIMED_STAGES = ("bound", "variation", "doubling", "algorithm2", "gibbs")
+TIMED_STAGES = ("bound", "variation", "doubling", "algorithm2", "algorithm2_fixed", "gibbs")
+#: A repeated stage runs at least ``--repeats`` times and on until it has spent this long (at most ``MAX_REPEATS``
+#: runs): on small grids one run is a few hundred microseconds, and its best of three still carried the noise of
+#: the first touch of fresh memory (2-3x between benchmark runs at 10^5 variables).
+MIN_STAGE_SECONDS = 0.5
+MAX_REPEATS = 100
+#: Input length of the ``algorithm2_fixed`` stage, the same at every ``p``.
+FIXED_STEPS = 10**5
+#: The record of each Algorithm 2 stage's final variation: a side where it underflowed to 0 is left out of the
+#: stage's spread and growth (module docstring).
+_FINAL_VARIATION = {"algorithm2": "algorithm2_variation", "algorithm2_fixed": "algorithm2_fixed_variation"}
 MAX_COUPLING = 0.25
 #: Child processes: every array above this size is its own mapping, returned to the system when freed.
 MMAP_THRESHOLD_BYTES = 64 * 1024
@@ -140,14 +163,16 @@ def measure_side(side: int, *, seed: int, repeats: int) -> dict:
     stages: dict[str, dict] = {}
     live: dict[str, object] = {}
 
-    def stage(name, compute, times=repeats, per=p):
+    def stage(name, compute, times=repeats, per=p, timed=None):
         seconds = []
         reset_peak()
-        for _ in range(times):
+        spent = time.perf_counter()
+        while len(seconds) < times or (times > 1 and len(seconds) < MAX_REPEATS
+                                       and time.perf_counter() - spent < MIN_STAGE_SECONDS):
             live[name] = None  # the previous repeat's result is freed before the next one is computed
             tic = time.perf_counter()
             live[name] = compute()
-            seconds.append(time.perf_counter() - tic)
+            seconds.append(time.perf_counter() - tic if timed is None else timed(live[name]))
         current, peak = resident_bytes()
         best = min(seconds)
         stages[name] = {"seconds": best, "seconds_repeats": seconds, "ns_per_variable": best / per * 1e9,
@@ -166,16 +191,20 @@ def measure_side(side: int, *, seed: int, repeats: int) -> dict:
     epsilon = stage("variation", lambda: dobrushin_variation(scan, weights, bound))
     doubling = stage("doubling", lambda: length_doubling_dogs(scan, weights, bound, epsilon))
     algorithm2 = stage("algorithm2", lambda: dogs_scan(scan.prefix(p), weights, bound))
+    fixed_scan = paper_systematic_scan(p, FIXED_STEPS)
+    algorithm2_fixed = stage("algorithm2_fixed", lambda: dogs_scan(fixed_scan, weights, bound), per=FIXED_STEPS,
+                             timed=lambda result: result.forward_seconds + result.backward_seconds)
     record = {
         "side": side, "n_vars": p, "n_edges": int(model.n_edges), "epsilon": float(epsilon),
         "dogs_length": int(doubling.length), "dogs_variation": float(doubling.variation),
         "algorithm2_variation": float(algorithm2.variation),
+        "algorithm2_fixed_variation": float(algorithm2_fixed.variation),
         # how far Algorithm 2 spread d over the sweep: its heap and work space grow with this, not with p
         "algorithm2_distinct_variables": int(np.count_nonzero(np.bincount(algorithm2.scan.indices, minlength=p))),
         "algorithm2_forward_seconds": float(algorithm2.forward_seconds),
         "algorithm2_backward_seconds": float(algorithm2.backward_seconds),
     }
-    del algorithm2, doubling, bound, scan  # Gibbs reads the model and one sweep only
+    del algorithm2, algorithm2_fixed, fixed_scan, doubling, bound, scan  # Gibbs reads the model and one sweep only
     live.clear()
     sweep = paper_systematic_scan(p, p)
     stage("gibbs_graph", lambda: kernel_graph(model), times=1)
@@ -221,22 +250,40 @@ def per_variable_growth(sides: list[dict], stage: str, smallest_p: int = 10**5) 
 
 
 def _per_variable(sides: list[dict], stage: str, smallest_p: int) -> list[float]:
-    return [s["stages"][stage]["ns_per_variable"] for s in sides if "stages" in s and s["n_vars"] >= 0.9 * smallest_p]
+    return [s["stages"][stage]["ns_per_variable"] for s in sides
+            if "stages" in s and s["n_vars"] >= 0.9 * smallest_p and not _underflowed(s, stage)]
+
+
+def _underflowed(side: dict, stage: str) -> bool:
+    """True when ``stage`` is an Algorithm 2 stage whose variation underflowed to 0 on this side (module docstring)."""
+    return stage in _FINAL_VARIATION and side.get(_FINAL_VARIATION[stage]) == 0.0
+
+
+def spread_exclusions(sides: list[dict]) -> list[dict]:
+    """The sides left out of a stage's spread and growth, with the reason."""
+    return [{"stage": stage, "n_vars": side["n_vars"],
+             "reason": "the Dobrushin variation underflowed to 0: the later steps move no weight"}
+            for side in sides if "stages" in side for stage in TIMED_STAGES if _underflowed(side, stage)]
 
 
 def _print_table(report: dict, stream=sys.stdout) -> None:
     measured = [s for s in report["sides"] if "stages" in s]
-    print("time per variable (ns; algorithm2 and gibbs: per step) and peak memory per variable (bytes)", file=stream)
-    print(f"  {'p':>11} " + " ".join(f"{name:>12}" for name in STAGES), file=stream)
+    print("time per variable (ns; the Algorithm 2 stages and gibbs: per step) and peak memory per variable (bytes)",
+          file=stream)
+    widths = {name: max(12, len(name)) for name in STAGES}
+    print(f"  {'p':>11} " + " ".join(f"{name:>{widths[name]}}" for name in STAGES), file=stream)
     for s in measured:
-        print(f"  {s['n_vars']:>11,} " + " ".join(f"{s['stages'][n]['ns_per_variable']:>12.2f}" for n in STAGES),
-              file=stream)
-        print(f"  {'':>11} " + " ".join(f"{s['stages'][n]['peak_bytes_per_variable']:>11.1f}B" for n in STAGES),
-              file=stream)
+        print(f"  {s['n_vars']:>11,} " + " ".join(f"{s['stages'][n]['ns_per_variable']:>{widths[n]}.2f}"
+                                                  for n in STAGES), file=stream)
+        print(f"  {'':>11} " + " ".join(f"{s['stages'][n]['peak_bytes_per_variable']:>{widths[n] - 1}.1f}B"
+                                        for n in STAGES), file=stream)
     for s in report["sides"]:
         if "stages" not in s:
             print(f"  p = {s['n_vars']:,}: {s.get('skipped') or s.get('failed')}", file=stream)
     spread, growth = report["time_per_variable_spread"], report["time_per_variable_growth"]
+    for excluded in report["spread_exclusions"]:
+        print(f"  left out of the {excluded['stage']} spread: p = {excluded['n_vars']:,} ({excluded['reason']})",
+              file=stream)
     print("largest / smallest time per variable from 10^5 variables on: "
           + ", ".join(f"{k} {v:.2f}x" for k, v in spread.items() if v is not None), file=stream)
     print("time per variable at the largest p / smallest from 10^5 on: "
@@ -290,6 +337,7 @@ def measure(args) -> dict | None:
         "sides": sides,
         "time_per_variable_spread": {name: per_variable_spread(measured, name) for name in TIMED_STAGES},
         "time_per_variable_growth": {name: per_variable_growth(measured, name) for name in TIMED_STAGES},
+        "spread_exclusions": spread_exclusions(measured),
         "peak_bytes_per_variable": peak_per_variable,
         "largest_p_in_memory": (physical / peak_per_variable if physical and peak_per_variable
                                 and largest["n_vars"] >= MIN_P_FOR_EXTRAPOLATION else None),
