@@ -135,6 +135,27 @@ def test_plsa_em_never_decreases_the_likelihood_and_recovers_planted_topics():
     assert patch_log_likelihoods(model, words[0]).shape == (60, 3)
 
 
+def test_plsa_row_counts_equal_numpy_add_at_bit_for_bit():
+    from dogs._kernels.plsa import add_rows
+
+    rng = np.random.default_rng(5)
+    rows = rng.integers(0, 7, 500)  # many repeats: the order of the terms of each sum matters
+    values = rng.random((500, 4)) * 10.0 ** rng.integers(-8, 8, (500, 1))
+    expected, counts = np.full((7, 4), 0.01), np.full((7, 4), 0.01)
+    np.add.at(expected, rows, values)
+    add_rows(counts, rows, values)
+    assert np.array_equal(counts, expected)
+
+
+def test_plsa_refuses_words_outside_the_vocabulary():
+    words, allowed, n_words, _ = _planted_topics(1)
+    for bad in (-1, n_words[0]):
+        broken = [w.copy() for w in words]
+        broken[1][3, 0] = bad
+        with pytest.raises(ValueError, match="image 1: a word outside"):
+            fit_plsa(broken, allowed, n_words, 3, iterations=2, smoothing=0.0, seed=2)
+
+
 def _fake_dataset(folder, corrupt_member=False):
     """A two-image MSRC-like zip and manifest (2 x 2 pixel images) in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dogs._kernels.plsa import add_rows
+
 __all__ = ["PLSAModel", "fit_plsa", "fold_in", "patch_log_likelihoods"]
 
 _TINY = 1e-300
@@ -88,6 +90,13 @@ def fit_plsa(words: list, allowed: list, n_words: tuple, n_classes: int, *, iter
     (PLSAModel, thetas)
         ``thetas[k]`` is image ``k``'s fitted mixture.
     """
+    words = [np.asarray(w) for w in words]
+    for k, w in enumerate(words):
+        if w.ndim != 2 or w.shape[1] != len(n_words) or not np.issubdtype(w.dtype, np.integer):
+            raise ValueError(f"image {k}: words must be an integer (n_patches, {len(n_words)}) array, got "
+                             f"{w.dtype} {w.shape}")
+        if w.size and ((w.min(axis=0) < 0).any() or (w.max(axis=0) >= np.asarray(n_words)).any()):
+            raise ValueError(f"image {k}: a word outside its feature's vocabulary {tuple(n_words)}")
     rng = np.random.default_rng(seed)
     beta = [rng.dirichlet(np.full(n, 50.0), size=n_classes).T for n in n_words]  # (n_words, n_classes), near uniform
     masks = [np.asarray(a, dtype=bool) for a in allowed]
@@ -105,7 +114,7 @@ def fit_plsa(words: list, allowed: list, n_words: tuple, n_classes: int, *, iter
             total += log_p.sum()
             thetas[k] = r.sum(axis=0) / len(w)
             for f in range(len(beta)):
-                np.add.at(counts[f], w[:, f], r)
+                add_rows(counts[f], np.ascontiguousarray(w[:, f]), r)
         history.append(total)
         beta = [c / c.sum(axis=0, keepdims=True) for c in counts]
     return PLSAModel(tuple(beta), np.array(history)), thetas

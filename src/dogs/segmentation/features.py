@@ -47,12 +47,16 @@ def _windows(array: np.ndarray, size: int, stride: int) -> np.ndarray:
     return windows[:rows, :cols]
 
 
+def _row_counts(values: np.ndarray, n_values: int) -> np.ndarray:
+    """``counts[r, v]`` = how often ``v`` occurs in row ``r`` of ``values`` (integers in ``[0, n_values)``)."""
+    flat = (np.arange(values.shape[0])[:, None] * n_values + values).ravel()
+    return np.bincount(flat, minlength=values.shape[0] * n_values).reshape(values.shape[0], n_values)
+
+
 def patch_labels(labels: np.ndarray, n_classes: int, size: int = 20, stride: int = 10) -> np.ndarray:
     """Majority non-void class of every patch, row-major ``(rows * cols,)`` int8 (-1 where all pixels are void)."""
     windows = _windows(labels, size, stride).reshape(-1, size * size).astype(np.int64)
-    counts = np.zeros((windows.shape[0], n_classes + 1), dtype=np.int64)
-    np.add.at(counts, (np.repeat(np.arange(windows.shape[0]), size * size), windows.ravel() + 1), 1)
-    counts = counts[:, 1:]  # drop void
+    counts = _row_counts(windows + 1, n_classes + 1)[:, 1:]  # drop void
     majority = counts.argmax(axis=1)
     return np.where(counts.max(axis=1) > 0, majority, -1).astype(np.int8)
 
@@ -79,9 +83,7 @@ def colour_words(rgb: np.ndarray, hue_bins: int, value_bins: int, saturation_flo
     words = np.where(hsv[..., 1] >= saturation_floor, hue, grey)
     windows = _windows(words, size, stride).reshape(-1, size * size)
     n_words = hue_bins + value_bins
-    counts = np.zeros((windows.shape[0], n_words), dtype=np.int64)
-    np.add.at(counts, (np.repeat(np.arange(windows.shape[0]), size * size), windows.ravel()), 1)
-    return counts.argmax(axis=1)
+    return _row_counts(windows, n_words).argmax(axis=1)
 
 
 def position_words(grid_rows: int, grid_cols: int, cell_rows: int, cell_cols: int) -> np.ndarray:
