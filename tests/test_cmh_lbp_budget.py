@@ -146,8 +146,16 @@ def test_weighted_estimates_are_the_plain_averages_over_the_recorded_sequence():
     result = coordinate_metropolis_lbp(model, np.full(9, 0.3), n_proposals=200, proposals_per_sample=4, seed=5,
                                        initial_state=np.ones(9, dtype=np.int8), delta=delta)
     sequence = np.repeat(result.samples, result.sample_weights.astype(int), axis=0)  # small counts here: exact
-    np.testing.assert_allclose(result.node_marginals, empirical_node_marginals(sequence), rtol=1e-12)
-    np.testing.assert_allclose(result.edge_tables, empirical_edge_tables(sequence, model.edges), rtol=1e-12)
+    # whole-number weights are summed exactly: the same float64 numbers as the counts over the expanded sequence
+    np.testing.assert_array_equal(result.node_marginals, empirical_node_marginals(sequence))
+    np.testing.assert_array_equal(result.edge_tables, empirical_edge_tables(sequence, model.edges))
+    float_rows = result.samples.astype(np.float64)  # the NumPy form (any array type) agrees up to rounding
+    np.testing.assert_allclose(result.node_marginals, empirical_node_marginals(float_rows, result.sample_weights),
+                               rtol=1e-12)
+    np.testing.assert_allclose(result.edge_tables,
+                               empirical_edge_tables(float_rows, model.edges, result.sample_weights), rtol=1e-12)
+    with pytest.raises(ValueError, match="one entry per recorded state"):
+        empirical_node_marginals(result.samples, result.sample_weights[:-1])
     assert result.log_ratio == pytest.approx(log_mean_exp_quadratic(sequence, delta), rel=1e-12)
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dogs._kernels.quadratic import quadratic_values
-from dogs._kernels.tables import edge_table_counts, plus_counts
+from dogs._kernels.tables import edge_table_counts, plus_counts, weighted_edge_table_counts, weighted_plus_counts
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work
 
@@ -106,31 +106,52 @@ def _chunked_mean(samples, weights, statistic) -> np.ndarray:
     return out
 
 
+def _row_weights(weights, n_rows: int) -> np.ndarray:
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.shape != (n_rows,):
+        raise ValueError(f"weights must have one entry per recorded state ({n_rows}), got shape {weights.shape}")
+    return weights
+
+
 def empirical_node_marginals(samples, weights=None) -> np.ndarray:
-    """Fraction of the recorded states with ``s_i = +1`` (row ``n`` counted ``weights[n]`` times if given; unweighted,
-    a count over the number of states: the mean of the indicators)."""
+    """Fraction of the recorded states with ``s_i = +1`` (row ``n`` counted ``weights[n]`` times if given).
+
+    int8 states (what every sampler records) are counted by :mod:`dogs._kernels.tables`: unweighted, a count
+    over the number of states (the mean of the indicators); weighted, the sum of the weights over their total
+    (exact sums for whole-number weights)."""
     samples = np.asarray(samples)
-    if weights is None and samples.dtype == np.int8 and samples.ndim == 2:  # what every sampler records: counts
-        counts = np.zeros(samples.shape[1], dtype=np.int64)
-        plus_counts(np.ascontiguousarray(samples), counts)
-        return counts / samples.shape[0]
+    if samples.dtype == np.int8 and samples.ndim == 2:
+        if weights is None:
+            counts = np.zeros(samples.shape[1], dtype=np.int64)
+            plus_counts(np.ascontiguousarray(samples), counts)
+            return counts / samples.shape[0]
+        weights = _row_weights(weights, samples.shape[0])
+        sums = np.zeros(samples.shape[1])
+        weighted_plus_counts(np.ascontiguousarray(samples), weights, sums)
+        return sums / weights.sum()
     if weights is None:
         return np.count_nonzero(samples == 1, axis=0) / samples.shape[0]
     return _chunked_mean(samples, weights, lambda x: x == 1)
 
 
 def empirical_edge_tables(samples, edges, weights=None) -> np.ndarray:
-    """Empirical 2x2 tables ``p(s_i = a, s_j = b)`` of ``edges`` over the recorded states (optionally weighted)."""
+    """Empirical 2x2 tables ``p(s_i = a, s_j = b)`` of ``edges`` over the recorded states (optionally weighted;
+    int8 states counted as in :func:`empirical_node_marginals`)."""
     samples = np.asarray(samples)
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
     if not len(edges):  # no tables asked for (a log partition-function ratio alone)
         return np.zeros((0, 2, 2))
-    if weights is None and samples.dtype == np.int8 and samples.ndim == 2:  # what every sampler records: counts
+    if samples.dtype == np.int8 and samples.ndim == 2:  # what every sampler records: counts (as the node marginals)
         if edges.min() < 0 or edges.max() >= samples.shape[1]:
             raise IndexError(f"edges must index the {samples.shape[1]} variables of the samples")
-        counts = np.zeros((edges.shape[0], 2, 2), dtype=np.int64)
-        edge_table_counts(np.ascontiguousarray(samples), edges, counts)
-        return counts / samples.shape[0]
+        if weights is None:
+            counts = np.zeros((edges.shape[0], 2, 2), dtype=np.int64)
+            edge_table_counts(np.ascontiguousarray(samples), edges, counts)
+            return counts / samples.shape[0]
+        weights = _row_weights(weights, samples.shape[0])
+        sums = np.zeros((edges.shape[0], 2, 2))
+        weighted_edge_table_counts(np.ascontiguousarray(samples), weights, edges, sums)
+        return sums / weights.sum()
 
     def cells(x):
         plus_i, plus_j = x[:, edges[:, 0]] == 1, x[:, edges[:, 1]] == 1
