@@ -28,7 +28,7 @@ STAGE_LABELS = {
     "variation": "Dobrushin variation",
     "doubling": "length doubling",
     "algorithm2": "Algorithm 2, T = p",
-    "algorithm2_fixed": "Algorithm 2, T = 10^5",
+    "algorithm2_fixed": "Algorithm 2, T = 10^5 (its two passes)",
     "gibbs_graph": "Gibbs neighbourhood table",
     "gibbs": "Gibbs sweep",
 }
