@@ -100,21 +100,6 @@ def count_value_problems(data):
 
 
 @njit(cache=True)
-def support_indices(d):
-    """The indices ``i`` with ``d[i] != 0``, increasing (``numpy.flatnonzero(d)`` without its temporaries)."""
-    count = 0
-    for i in range(d.size):
-        count += d[i] != 0.0
-    support = np.empty(count, dtype=np.int64)
-    filled = 0
-    for i in range(d.size):
-        if d[i] != 0.0:
-            support[filled] = i
-            filled += 1
-    return support
-
-
-@njit(cache=True)
 def check_influence(indptr, indices, data):
     """One pass over a CSR influence bound: ``(code, row)`` of the first problem, ``(INFLUENCE_OK, -1)`` if none.
 

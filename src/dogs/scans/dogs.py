@@ -59,9 +59,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dogs._kernels.dogs import clear_workspace, dogs_backward, dogs_forward
-from dogs._kernels.variation import support_indices, tree_offsets
+from dogs._kernels.variation import tree_offsets
 from dogs.scans.base import UNIFORM, Scan
-from dogs.scans.variation import _as_epsilon, _as_influence, _as_scan, _as_weights, _Influence, lazy_zeros
+from dogs.scans.variation import _as_epsilon, _as_influence, _as_scan, _as_weights, _Influence, lazy_zeros, support_of
 
 __all__ = [
     "DoGSResult",
@@ -208,7 +208,7 @@ class _Workspace:
 
 def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: _Influence, epsilon: float, started: float,
               support: np.ndarray | None = None, workspace: _Workspace | None = None):
-    """Algorithm 2 on validated inputs (``epsilon = -inf``: no early stopping); ``support`` = ``flatnonzero(d)``.
+    """Algorithm 2 on validated inputs (``epsilon = -inf``: no early stopping); ``support`` = ``support_of(d)``.
 
     ``workspace``: a :class:`_Workspace` of ``n_vars`` shared by several runs (a fresh one when omitted).
     """
@@ -220,7 +220,7 @@ def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: _Influence,
         )
     col_indptr, col_indices = matrix.columns()
     if support is None:
-        support = support_indices(d)
+        support = support_of(d)
     space = _Workspace(n_vars) if workspace is None else workspace
     b_value, b_set = space.b_value, space.b_set
     previous_values = np.empty(steps.size)
@@ -332,7 +332,7 @@ def iterated_dogs(
     converged = False
     n_iterations = 0
     current = input_scan
-    support = support_indices(d)
+    support = support_of(d)
     workspace = _Workspace(input_scan.n_vars)
     while n_iterations < max_iterations:
         result = _run_dogs(current.indices, current.n_vars, d, matrix, eps, time.perf_counter(), support, workspace)
@@ -404,7 +404,7 @@ def length_doubling_dogs(
     lengths: list[int] = []
     variations: list[float] = []
     length = int(start_length)
-    support = support_indices(d)
+    support = support_of(d)
     workspace = _Workspace(input_scan.n_vars)
     while True:
         result = _run_dogs(input_scan.indices[:length], input_scan.n_vars, d, matrix, eps, time.perf_counter(), support,

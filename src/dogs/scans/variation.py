@@ -51,7 +51,6 @@ from dogs._kernels.variation import (
     count_value_problems,
     left_variation,
     pattern_is_symmetric,
-    support_indices,
     transpose_pattern,
     variation_curve,
 )
@@ -210,6 +209,12 @@ def _as_weights(weights, n_vars: int, name: str = "weights") -> np.ndarray:
     return array
 
 
+def support_of(d: np.ndarray) -> np.ndarray:
+    """The indices ``i`` with ``d_i != 0``, increasing: ``numpy.flatnonzero(d)``, taken on the boolean mask, which
+    numpy scans several times faster than a float array."""
+    return np.flatnonzero(d != 0.0)
+
+
 def _as_length(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
@@ -295,7 +300,7 @@ def dobrushin_variation(scan: Scan, weights, influence) -> float:
     scan = _as_scan(scan)
     matrix = _as_influence(influence, scan.n_vars)
     d = _as_weights(weights, scan.n_vars)
-    support = support_indices(d)
+    support = support_of(d)
     u = np.zeros(scan.n_vars)
     u[support] = d[support]
     left_variation(matrix.indptr, matrix.indices, matrix.data, scan.indices, u)
