@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dogs._kernels.quadratic import quadratic_values
-from dogs._kernels.tables import edge_table_counts, plus_counts, weighted_edge_table_counts, weighted_plus_counts
+from dogs._kernels.tables import edge_table_sums, plus_sums
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work
 
@@ -107,6 +107,9 @@ def _chunked_mean(samples, weights, statistic) -> np.ndarray:
 
 
 def _row_weights(weights, n_rows: int) -> np.ndarray:
+    """The weight of every recorded state as float64 (1 each when ``weights`` is None)."""
+    if weights is None:
+        return np.ones(n_rows)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     if weights.shape != (n_rows,):
         raise ValueError(f"weights must have one entry per recorded state ({n_rows}), got shape {weights.shape}")
@@ -116,18 +119,14 @@ def _row_weights(weights, n_rows: int) -> np.ndarray:
 def empirical_node_marginals(samples, weights=None) -> np.ndarray:
     """Fraction of the recorded states with ``s_i = +1`` (row ``n`` counted ``weights[n]`` times if given).
 
-    int8 states (what every sampler records) are counted by :mod:`dogs._kernels.tables`: unweighted, a count
-    over the number of states (the mean of the indicators); weighted, the sum of the weights over their total
-    (exact sums for whole-number weights)."""
+    int8 states (what every sampler records) are summed by :mod:`dogs._kernels.tables`: the sum of the weights
+    over their total, exact for whole-number weights (unweighted: the count over the number of states, the mean
+    of the indicators)."""
     samples = np.asarray(samples)
     if samples.dtype == np.int8 and samples.ndim == 2:
-        if weights is None:
-            counts = np.zeros(samples.shape[1], dtype=np.int64)
-            plus_counts(np.ascontiguousarray(samples), counts)
-            return counts / samples.shape[0]
         weights = _row_weights(weights, samples.shape[0])
         sums = np.zeros(samples.shape[1])
-        weighted_plus_counts(np.ascontiguousarray(samples), weights, sums)
+        plus_sums(np.ascontiguousarray(samples), weights, sums)
         return sums / weights.sum()
     if weights is None:
         return np.count_nonzero(samples == 1, axis=0) / samples.shape[0]
@@ -144,13 +143,9 @@ def empirical_edge_tables(samples, edges, weights=None) -> np.ndarray:
     if samples.dtype == np.int8 and samples.ndim == 2:  # what every sampler records: counts (as the node marginals)
         if edges.min() < 0 or edges.max() >= samples.shape[1]:
             raise IndexError(f"edges must index the {samples.shape[1]} variables of the samples")
-        if weights is None:
-            counts = np.zeros((edges.shape[0], 2, 2), dtype=np.int64)
-            edge_table_counts(np.ascontiguousarray(samples), edges, counts)
-            return counts / samples.shape[0]
         weights = _row_weights(weights, samples.shape[0])
         sums = np.zeros((edges.shape[0], 2, 2))
-        weighted_edge_table_counts(np.ascontiguousarray(samples), weights, edges, sums)
+        edge_table_sums(np.ascontiguousarray(samples), weights, edges, sums)
         return sums / weights.sum()
 
     def cells(x):
