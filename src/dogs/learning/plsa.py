@@ -114,7 +114,7 @@ def fit_plsa(words: list, allowed: list, n_words: tuple, n_classes: int, *, iter
             total += log_p.sum()
             thetas[k] = r.sum(axis=0) / len(w)
             for f in range(len(beta)):
-                add_rows(counts[f], np.ascontiguousarray(w[:, f]), r)
+                add_rows(counts[f], w[:, f], r)
         history.append(total)
         beta = [c / c.sum(axis=0, keepdims=True) for c in counts]
     return PLSAModel(tuple(beta), np.array(history)), thetas
