@@ -110,15 +110,15 @@ def test_the_b1_offset_inflates_the_outer_acceptance():
 
 def test_inner_runs_restart_from_fresh_signs_or_persist(monkeypatch):
     starts, finals = [], []
-    original = boltzmann_posterior.run_samplers
+    original = boltzmann_posterior.LogRatioEstimator.estimate
 
-    def spy(*args, initial_state, **kwargs):
+    def spy(self, model, delta, seed, initial_state):
         starts.append(np.array(initial_state))
-        out = original(*args, initial_state=initial_state, **kwargs)
-        finals.append(np.array(out[kwargs["names"][0]]["state"]))
+        out = original(self, model, delta, seed, initial_state)
+        finals.append(np.array(out[1]))
         return out
 
-    monkeypatch.setattr(boltzmann_posterior, "run_samplers", spy)
+    monkeypatch.setattr(boltzmann_posterior.LogRatioEstimator, "estimate", spy)
     d, y = 8, np.random.default_rng(5).integers(0, 2, (30, 8))
     for inner_start in ("persistent", "restart"):
         starts.clear()
@@ -151,6 +151,8 @@ def test_bad_chain_options_are_refused():
         approximate_mh(np.zeros(3), 1, prior_mean=np.zeros(4), **common)
     with pytest.raises(ValueError, match="model form"):
         approximate_mh(np.zeros(3), 1, model_form="ising", **common)
+    with pytest.raises(ValueError, match="sampler must be"):  # the LBP samplers need a prior per model
+        approximate_mh(np.zeros(3), 1, **{**common, "sampler": "CMH + LBP"})
 
 
 # ------------------------------------------------------------------ protocols and variants in the config

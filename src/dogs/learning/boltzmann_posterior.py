@@ -31,7 +31,9 @@ expectation requires):
     \widehat{r} = -\log \frac1F \sum_{f} \exp\big(-(w' - w)^\top \phi(y_f)\big)
 
 (or its Rao-Blackwellised form for the annular samplers). The inner samples come from one of the
-samplers of :mod:`dogs.samplers.suite` at the paper's equal-cost budget on the spin form of the model
+samplers of :mod:`dogs.samplers.suite` at the paper's equal-cost budget, run by
+:class:`dogs.samplers.log_ratio.LogRatioEstimator` (the numbers of :func:`~dogs.samplers.suite.run_samplers`, checked
+once per chain instead of at every step) on the spin form of the model
 (:func:`dogs.models.boltzmann.boltzmann_to_spin` for the {0, 1} form; the quadratic form ``-(w' - w)^T phi`` has a
 spin form plus a constant, added back exactly). Each inner run starts either from a fresh uniformly random sign
 vector (``inner_start="restart"``, the authors' code) or from the previous inner run's final state
@@ -54,7 +56,7 @@ import numpy as np
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.models.boltzmann import boltzmann_to_spin
 from dogs.samplers.budget import equal_cost_budget
-from dogs.samplers.suite import run_samplers
+from dogs.samplers.log_ratio import LOG_RATIO_SAMPLERS, LogRatioEstimator
 
 __all__ = [
     "FORMS",
@@ -72,8 +74,6 @@ __all__ = [
 #: The two forms of the Boltzmann machine (module docstring) and the two starts of the inner runs.
 FORMS = ("zero_one", "spin")
 INNER_STARTS = ("restart", "persistent")
-
-_NO_EDGES = np.zeros((0, 2), dtype=np.int64)  # no pairwise tables are needed for a log partition ratio
 
 #: :func:`log_partition` enumerates ``2^d`` states: refuse beyond this.
 MAX_ENUMERATION_UNITS = 20
@@ -180,7 +180,7 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
         ``N``.
     d : int
     sampler : str
-        ``"exact"`` (the ratio by enumeration) or an inner sampler of :data:`dogs.samplers.suite.AA_SAMPLERS`.
+        ``"exact"`` (the ratio by enumeration) or an inner sampler of :data:`dogs.samplers.log_ratio.LOG_RATIO_SAMPLERS`.
     initial : (m,) array
         Starting weights.
     n_steps : int
@@ -210,6 +210,8 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
         raise ValueError(f"statistic must have shape ({m},) for d = {d}, got {statistic.shape}")
     if sampler == "exact" and not exact_ratios:
         raise ValueError("the exact chain needs exact_ratios=True")
+    if sampler != "exact" and sampler not in LOG_RATIO_SAMPLERS:
+        raise ValueError(f"sampler must be 'exact' or one of {LOG_RATIO_SAMPLERS}, got {sampler!r}")
     if inner_start not in INNER_STARTS:
         raise ValueError(f"inner_start must be one of {INNER_STARTS}, got {inner_start!r}")
     _check_form(model_form)
@@ -221,6 +223,7 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
     states = _all_statistics(d, model_form) if exact_ratios else None
     forms = _SpinForms(d, model_form)
     budget = equal_cost_budget(d, travel_time_periods=travel_time_periods, n_hmc_samples=inner_samples, clique_size=d - 1)
+    inner = None if sampler == "exact" else LogRatioEstimator(forms.template, budget, sampler)
     rng = np.random.default_rng(seed)
     inner_seeds = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1)).spawn(n_steps)
     w = np.array(initial, dtype=np.float64)
@@ -244,11 +247,9 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
                 spins = np.where(rng.random(d) < 0.5, 1, -1).astype(np.int8)
             model, _ = forms.model(proposal)
             delta, offset = forms.model(-move)  # q(y) = -(w' - w)^T phi(y) = delta(s) + offset
-            result = run_samplers(model, budget, names=[sampler], seed=inner_seeds[step], initial_state=spins,
-                                  delta=delta, edges=_NO_EDGES)[sampler]
-            spins = result["state"]
-            ratio = -(result["log_ratio"] + offset) + ratio_offset  # log Z(w') - log Z(w) = -log E_{w'}[exp q]
-            evaluations += result["density_evaluations"]
+            log_ratio, spins, inner_evaluations = inner.estimate(model, delta, inner_seeds[step], spins)
+            ratio = -(log_ratio + offset) + ratio_offset  # log Z(w') - log Z(w) = -log E_{w'}[exp q]
+            evaluations += inner_evaluations
         estimated[step] = ratio
         log_accept = (-((proposal - mean) @ (proposal - mean) - (w - mean) @ (w - mean)) / (2.0 * prior_variance)
                       + move @ statistic - n_data * ratio)

@@ -1,0 +1,119 @@
+r"""Many estimates of a log partition-function ratio on one graph (the inner runs of an MCMC over parameters).
+
+AA eq. 5 estimates ``log E_p[exp q(s)] = log Z(theta + dtheta) - log Z(theta)`` from the states of one sampler
+run on ``p``. An MCMC over the parameters (the Boltzmann-machine posterior of AA §3.2,
+:mod:`dogs.learning.boltzmann_posterior`) asks for it at every step, each time for a new ``p`` and ``q`` on the same
+graph, from a new seed and start. :func:`dogs.samplers.suite.run_samplers` answers with every estimate a sampler
+makes (node marginals, edge tables) after checking all of its arguments; at ``d = 6`` that was about a third of an
+inner run.
+
+:class:`LogRatioEstimator` checks the graph, the budget and the sampler once and then runs the sampler's kernel
+directly, computing the log ratio only:
+
+- ``HMC`` and ``CMH``: the plain estimate ``log mean_n exp q(s_n)`` over the recorded states
+  (:func:`~dogs.samplers.binary.log_mean_exp_quadratic`);
+- ``AAS + RB``, ``AAG + RB``, ``AAST + RB``: the Rao-Blackwellised estimate of the annular chain (uniform prior).
+
+Its estimate, final state and number of density evaluations are those of ``run_samplers(model, budget,
+names=[name], seed=seed, initial_state=start, delta=q, edges=[])`` bit for bit (tested): the same kernel seed
+(child ``k`` of ``seed`` for the ``k``-th sampler of :data:`~dogs.samplers.suite.AA_SAMPLERS`, the plain
+annular sampler's for its ``+ RB`` version, then that child's chain 0), the same kernel and the same arithmetic after it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dogs._kernels.annular import annular_chain
+from dogs._kernels.exact_hmc import exact_hmc_chain, normal_draws
+from dogs._kernels.metropolis import cmh_chain
+from dogs._kernels.rng import seed_state
+from dogs.models.binary import BinaryPairwiseMRF
+from dogs.samplers.annular import DEFAULT_SUWA_TODO_FALLBACK, OPERATORS, model_arrays, prior_arrays
+from dogs.samplers.binary import log_mean_exp_quadratic
+from dogs.samplers.suite import AA_SAMPLERS
+
+__all__ = ["LOG_RATIO_SAMPLERS", "LogRatioEstimator"]
+
+#: The samplers :class:`LogRatioEstimator` runs (the LBP ones need each model's loopy-BP prior: use run_samplers).
+LOG_RATIO_SAMPLERS = ("HMC", "CMH", "AAS + RB", "AAG + RB", "AAST + RB")
+_ANNULAR_OPERATORS = {"AAS + RB": "slice", "AAG + RB": "gibbs", "AAST + RB": "suwa_todo"}
+
+
+class LogRatioEstimator:
+    """One sampler of :data:`LOG_RATIO_SAMPLERS` at one budget, prepared for many estimates on ``graph``'s edges.
+
+    Parameters
+    ----------
+    graph : BinaryPairwiseMRF
+        Every model and quadratic form given to :meth:`estimate` must have this model's neighbour lists.
+    budget : dict
+        :func:`~dogs.samplers.budget.equal_cost_budget` for ``graph``.
+    name : str
+        One of :data:`LOG_RATIO_SAMPLERS`.
+    """
+
+    def __init__(self, graph: BinaryPairwiseMRF, budget: dict, name: str):
+        if not isinstance(graph, BinaryPairwiseMRF):
+            raise TypeError(f"graph must be a BinaryPairwiseMRF, got {type(graph).__name__}")
+        if name not in LOG_RATIO_SAMPLERS:
+            raise ValueError(f"sampler must be one of {LOG_RATIO_SAMPLERS}, got {name!r}")
+        count_key = {"HMC": "hmc_samples", "CMH": "cmh_samples"}.get(name, "annular_iterations")
+        count = budget.get(count_key) if isinstance(budget, dict) else None
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
+            raise ValueError(f"budget[{count_key!r}] must be a positive integer, got {count!r}")
+        self.name, self.count, self.graph = name, int(count), graph
+        # run_samplers' child of the seed: an annular sampler's RB and plain versions share the plain one's chain
+        self._child = AA_SAMPLERS.index(name.split(" ")[0])
+        if name == "HMC":
+            self._travel_time = float(budget["hmc_travel_time"])
+            if not (math.isfinite(self._travel_time) and self._travel_time > 0.0):
+                raise ValueError(f"budget['hmc_travel_time'] must be finite and > 0, got {self._travel_time}")
+        if name in _ANNULAR_OPERATORS:
+            self._operator = OPERATORS[_ANNULAR_OPERATORS[name]]
+            self._prior = prior_arrays(None, graph.n_vars)
+            self._no_edges = np.zeros((0, 2), dtype=np.int64)
+
+    def _same_graph(self, form: BinaryPairwiseMRF, what: str) -> None:
+        if not isinstance(form, BinaryPairwiseMRF):
+            raise TypeError(f"{what} must be a BinaryPairwiseMRF, got {type(form).__name__}")
+        if form.indptr is self.graph.indptr and form.neighbors is self.graph.neighbors:
+            return  # shared by with_parameters: the same graph without comparing
+        if not (np.array_equal(form.indptr, self.graph.indptr) and np.array_equal(form.neighbors, self.graph.neighbors)):
+            raise ValueError(f"{what} is not on the estimator's graph")
+
+    def estimate(self, model: BinaryPairwiseMRF, delta: BinaryPairwiseMRF, seed: np.random.SeedSequence,
+                 initial_state) -> tuple[float, np.ndarray, int]:
+        """``(estimate of log E_p[exp q], final state (d,) int8, density evaluations)`` of one run on ``p = model``
+        and ``q = delta`` from ``initial_state`` (±1), seeded as ``run_samplers(..., seed=seed)`` seeds it."""
+        self._same_graph(model, "model")
+        self._same_graph(delta, "delta")
+        if not isinstance(seed, np.random.SeedSequence):
+            raise TypeError(f"seed must be a numpy.random.SeedSequence, got {type(seed).__name__}")
+        d = model.n_vars
+        spins = np.array(initial_state, dtype=np.int8)
+        if spins.shape != (d,) or not np.all(np.abs(spins) == 1):
+            raise ValueError(f"initial_state must be {d} values of -1 or +1")
+        word = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, self._child, 0)).generate_state(1, np.uint64)[0]
+        rng_state = seed_state(word)
+        samples = np.empty((self.count, d), dtype=np.int8)
+        if self.name == "HMC":
+            position = np.empty(d)
+            normal_draws(position, rng_state)  # half-normal magnitudes, as exact_hmc draws them
+            np.abs(position, out=position)
+            position *= spins
+            hits = exact_hmc_chain(model.indptr, model.neighbors, model.coupling, model.h, spins, position, rng_state,
+                                   self.count, self._travel_time, samples)
+            return log_mean_exp_quadratic(samples, delta), spins, int(hits)
+        if self.name == "CMH":
+            evaluations = cmh_chain(model.indptr, model.neighbors, model.coupling, model.h, spins, rng_state,
+                                    self.count, d, samples)
+            return log_mean_exp_quadratic(samples, delta), spins, int(evaluations)
+        prior_current, log_odds, lattice = self._prior
+        log_ratio_acc = np.full(1, -np.inf)
+        evaluations = annular_chain(*model_arrays(model), prior_current, log_odds, lattice, self._operator,
+                                    DEFAULT_SUWA_TODO_FALLBACK, spins, rng_state, samples, True, self._no_edges,
+                                    np.zeros(d), np.zeros((0, 2, 2)), True, *model_arrays(delta), log_ratio_acc)
+        return float(log_ratio_acc[0] - math.log(self.count)), spins, int(evaluations)
