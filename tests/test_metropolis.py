@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 import types
 
 import numpy as np
@@ -39,7 +40,8 @@ from dogs._kernels.metropolis import cmh_chain, cmh_lbp_events, cmh_lbp_steps
 from dogs._kernels.rng import next_uniform, seed_state, uniform_stream
 from dogs.models import BinaryPairwiseMRF, grid_model
 from dogs.samplers.base import Work, chain_seeds
-from dogs.samplers.binary import BinaryChainResult, empirical_edge_tables, empirical_node_marginals, log_mean_exp_quadratic
+from dogs.samplers.binary import (BinaryChainResult, empirical_edge_tables, empirical_estimates, empirical_node_marginals,
+                                  log_mean_exp_quadratic)
 from dogs.samplers.metropolis import coordinate_metropolis, coordinate_metropolis_lbp
 
 N_STATISTICAL_TESTS = 26
@@ -410,6 +412,17 @@ def test_node_marginals_and_edge_tables_of_int8_states_are_the_indicator_means()
     for bad in ([[0, 9]], [[-1, 2]]):
         with pytest.raises(IndexError, match="edges"):
             empirical_edge_tables(samples, bad)
+    # whole-number weights are counted exactly: the correctly rounded weighted mean; one pass gives both estimates
+    weights = rng.integers(0, 10**6, len(samples)).astype(np.float64)
+    exact_plus = [Fraction(int(weights[plus[:, i]].sum()), int(weights.sum())) for i in range(9)]
+    np.testing.assert_array_equal(empirical_node_marginals(samples, weights), [float(f) for f in exact_plus])
+    node, tables = empirical_estimates(samples, pairs, weights)
+    np.testing.assert_array_equal(node, empirical_node_marginals(samples, weights))
+    np.testing.assert_array_equal(tables, empirical_edge_tables(samples, pairs, weights))
+    np.testing.assert_allclose(tables, empirical_edge_tables(samples.astype(np.float64), pairs, weights), rtol=1e-12)
+    fractional = weights + 0.5  # not whole numbers: the weighted mean in floating point
+    np.testing.assert_allclose(empirical_node_marginals(samples, fractional),
+                               empirical_node_marginals(samples.astype(np.float64), fractional), rtol=1e-12)
 
 
 def test_result_holds_plain_estimates_and_log_ratio():

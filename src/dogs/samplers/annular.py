@@ -96,8 +96,7 @@ from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work, chain_seeds, check_n_chains
 from dogs.samplers.binary import (
     BinaryChainResult,
-    empirical_edge_tables,
-    empirical_node_marginals,
+    empirical_estimates,
     log_mean_exp_quadratic,
 )
 
@@ -232,11 +231,12 @@ def annular_sampler(
                 rao_blackwellised=True,
             )
         else:
+            node_marginals, edge_tables = empirical_estimates(samples[c], edges)
             result = BinaryChainResult(
                 state=spins[c].copy(),
                 samples=samples[c],
-                node_marginals=empirical_node_marginals(samples[c]),
-                edge_tables=empirical_edge_tables(samples[c], edges),
+                node_marginals=node_marginals,
+                edge_tables=edge_tables,
                 edges=edges,
                 log_ratio=None if delta is None else log_mean_exp_quadratic(samples[c], delta),
                 work=work,

@@ -32,11 +32,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from dogs._kernels.quadratic import quadratic_values
-from dogs._kernels.tables import edge_table_sums, plus_sums
+from dogs._kernels.tables import state_counts
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work
 
-__all__ = ["BinaryChainResult", "empirical_edge_tables", "empirical_node_marginals", "log_mean_exp_quadratic"]
+__all__ = ["BinaryChainResult", "empirical_edge_tables", "empirical_estimates", "empirical_node_marginals",
+           "log_mean_exp_quadratic"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,28 +107,54 @@ def _chunked_mean(samples, weights, statistic) -> np.ndarray:
     return out
 
 
-def _row_weights(weights, n_rows: int) -> np.ndarray:
-    """The weight of every recorded state as float64 (1 each when ``weights`` is None)."""
+#: Whole-number counts are summed exactly in int64 while their total stays below this (float64's exact integers).
+_EXACT_TOTAL = 2.0**53
+
+
+def _row_counts(weights, n_rows: int):
+    """``(counts (N,) int64, total as float64)`` of the recorded states (1 each when ``weights`` is None), or
+    ``None`` when the weights are not whole numbers ``>= 0`` with a total below ``2^53``."""
     if weights is None:
-        return np.ones(n_rows)
-    weights = np.ascontiguousarray(weights, dtype=np.float64)
+        return np.ones(n_rows, dtype=np.int64), float(n_rows)
+    weights = np.asarray(weights, dtype=np.float64)
     if weights.shape != (n_rows,):
         raise ValueError(f"weights must have one entry per recorded state ({n_rows}), got shape {weights.shape}")
-    return weights
+    total = weights.sum()
+    if not (np.all(weights >= 0.0) and np.all(weights == np.floor(weights)) and total < _EXACT_TOTAL):
+        return None
+    return weights.astype(np.int64), total
+
+
+def _counted_estimates(samples, edges, weights):
+    """``(node marginals, edge tables)`` counted exactly by :func:`dogs._kernels.tables.state_counts` when ``samples``
+    are int8 states (what every sampler records) with whole-number weights; ``None`` otherwise."""
+    if samples.dtype != np.int8 or samples.ndim != 2:
+        return None
+    counted = _row_counts(weights, samples.shape[0])
+    if counted is None:
+        return None
+    if len(edges) and (edges.min() < 0 or edges.max() >= samples.shape[1]):
+        raise IndexError(f"edges must index the {samples.shape[1]} variables of the samples")
+    counts, total = counted
+    plus = np.empty(samples.shape[1], dtype=np.int64)
+    table = np.empty((edges.shape[0], 2, 2), dtype=np.int64)
+    state_counts(np.ascontiguousarray(samples), counts, edges, plus, table)
+    return plus / total, table / total
+
+
+def _edge_array(edges) -> np.ndarray:
+    return np.asarray(edges, dtype=np.int64).reshape(-1, 2)
 
 
 def empirical_node_marginals(samples, weights=None) -> np.ndarray:
     """Fraction of the recorded states with ``s_i = +1`` (row ``n`` counted ``weights[n]`` times if given).
 
-    int8 states (what every sampler records) are summed by :mod:`dogs._kernels.tables`: the sum of the weights
-    over their total, exact for whole-number weights (unweighted: the count over the number of states, the mean
-    of the indicators)."""
+    int8 states with whole-number weights (what every sampler records) are counted exactly by
+    :mod:`dogs._kernels.tables`: the count over the total, the correctly rounded (weighted) mean of the indicators."""
     samples = np.asarray(samples)
-    if samples.dtype == np.int8 and samples.ndim == 2:
-        weights = _row_weights(weights, samples.shape[0])
-        sums = np.zeros(samples.shape[1])
-        plus_sums(np.ascontiguousarray(samples), weights, sums)
-        return sums / weights.sum()
+    counted = _counted_estimates(samples, _edge_array([]), weights)
+    if counted is not None:
+        return counted[0]
     if weights is None:
         return np.count_nonzero(samples == 1, axis=0) / samples.shape[0]
     return _chunked_mean(samples, weights, lambda x: x == 1)
@@ -137,22 +164,29 @@ def empirical_edge_tables(samples, edges, weights=None) -> np.ndarray:
     """Empirical 2x2 tables ``p(s_i = a, s_j = b)`` of ``edges`` over the recorded states (optionally weighted;
     int8 states counted as in :func:`empirical_node_marginals`)."""
     samples = np.asarray(samples)
-    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    edges = _edge_array(edges)
     if not len(edges):  # no tables asked for (a log partition-function ratio alone)
         return np.zeros((0, 2, 2))
-    if samples.dtype == np.int8 and samples.ndim == 2:  # what every sampler records: counts (as the node marginals)
-        if edges.min() < 0 or edges.max() >= samples.shape[1]:
-            raise IndexError(f"edges must index the {samples.shape[1]} variables of the samples")
-        weights = _row_weights(weights, samples.shape[0])
-        sums = np.zeros((edges.shape[0], 2, 2))
-        edge_table_sums(np.ascontiguousarray(samples), weights, edges, sums)
-        return sums / weights.sum()
+    counted = _counted_estimates(samples, edges, weights)
+    if counted is not None:
+        return counted[1]
 
     def cells(x):
         plus_i, plus_j = x[:, edges[:, 0]] == 1, x[:, edges[:, 1]] == 1
         return np.stack([~plus_i & ~plus_j, ~plus_i & plus_j, plus_i & ~plus_j, plus_i & plus_j], axis=-1)
 
     return _chunked_mean(samples, weights, cells).reshape(edges.shape[0], 2, 2)
+
+
+def empirical_estimates(samples, edges, weights=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(empirical_node_marginals(samples, weights), empirical_edge_tables(samples, edges, weights))``, the same
+    numbers, counted in one pass for int8 states."""
+    samples = np.asarray(samples)
+    edges = _edge_array(edges)
+    counted = _counted_estimates(samples, edges, weights)
+    if counted is not None:
+        return counted
+    return empirical_node_marginals(samples, weights), empirical_edge_tables(samples, edges, weights)
 
 
 def log_mean_exp_quadratic(samples, delta: BinaryPairwiseMRF, weights=None) -> float:

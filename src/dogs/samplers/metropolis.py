@@ -58,8 +58,7 @@ from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work, chain_seeds
 from dogs.samplers.binary import (
     BinaryChainResult,
-    empirical_edge_tables,
-    empirical_node_marginals,
+    empirical_estimates,
     log_mean_exp_quadratic,
 )
 
@@ -324,11 +323,12 @@ def _rng_state(seed) -> np.ndarray:
 
 def _chain_result(spins, samples, edges, delta, work: Work, rao_blackwellised: bool = False,
                   sample_weights=None) -> BinaryChainResult:
+    node_marginals, edge_tables = empirical_estimates(samples, edges, sample_weights)
     return BinaryChainResult(
         state=spins,
         samples=samples,
-        node_marginals=empirical_node_marginals(samples, sample_weights),
-        edge_tables=empirical_edge_tables(samples, edges, sample_weights),
+        node_marginals=node_marginals,
+        edge_tables=edge_tables,
         edges=edges,
         log_ratio=None if delta is None else log_mean_exp_quadratic(samples, delta, sample_weights),
         work=work,

@@ -30,7 +30,7 @@ import numpy as np
 
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.annular import annular_sampler
-from dogs.samplers.binary import BinaryChainResult, empirical_edge_tables, empirical_node_marginals, log_mean_exp_quadratic
+from dogs.samplers.binary import BinaryChainResult, empirical_estimates, log_mean_exp_quadratic
 from dogs.samplers.exact_hmc import exact_hmc
 from dogs.samplers.metropolis import coordinate_metropolis, coordinate_metropolis_lbp
 
@@ -63,8 +63,7 @@ def _plain(result: BinaryChainResult, delta) -> SamplerEstimate:
         return _estimate(result, result.node_marginals, result.edge_tables, result.log_ratio)
     samples, weights = result.samples, result.sample_weights
     log_ratio = None if delta is None else log_mean_exp_quadratic(samples, delta, weights)
-    return _estimate(result, empirical_node_marginals(samples, weights),
-                     empirical_edge_tables(samples, result.edges, weights), log_ratio)
+    return _estimate(result, *empirical_estimates(samples, result.edges, weights), log_ratio)
 
 
 def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, lbp_marginals=None, seed,
