@@ -38,6 +38,9 @@ CLOCKED = 100
 # right after the clocked ones; the short single-threaded jobs then fill both cores to the end, instead of a
 # wide job waiting for the last of them while a core idles.
 WIDE = 50
+# Long single-threaded jobs (half a minute or more, or the job a family's other jobs wait for) get this `priority:`:
+# started early, beside the others, they never leave the run's last minute to one busy core (longest first).
+LONG = 40
 # Every rule family appends the claims file its summarise step writes; the table rule reads them all.
 CLAIM_FILES = []
 # The families skipped because their data set is absent ({family: data set}); their table rows read "needs data".

@@ -361,6 +361,7 @@ rule loose_bounds_compute_guarantees:  # C-bar = s * C-hat for every s; DoGS re-
         result("logs/loose_bounds/compute_guarantees.log"),
     benchmark:
         result("benchmarks/snakemake/loose_bounds_compute_guarantees.tsv")
+    priority: LONG  # the bias jobs wait for it
     conda:
         CONDA_ENV
     resources:

@@ -20,6 +20,7 @@ rule msrc_compute_features:  # every image: DAISY descriptors, colour and positi
         result("logs/msrc/compute_features.log"),
     benchmark:
         result("benchmarks/snakemake/msrc_compute_features.tsv")
+    priority: LONG  # the 20 splits wait for it
     conda:
         CONDA_ENV
     resources:

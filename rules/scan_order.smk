@@ -36,7 +36,7 @@ rule scan_order_compute_mixing:  # t_mix of one model for every n: random, best 
         scan_model="|".join(SCAN_ORDER_MODELS),
     conda:
         CONDA_ENV
-    threads: 2
+    priority: LONG
     resources:
         mem_mb=memory_mb("scan_order"),
     params:
