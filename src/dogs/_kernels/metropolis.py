@@ -136,20 +136,39 @@ def cmh_lbp_steps(indptr, neighbors, coupling, h, prior_plus, prior_minus, prior
 
 
 @njit(inline="always", cache=True)
-def _proposed_flip(indptr, neighbors, coupling, h, prior_plus, prior_minus, prior_logit, spins, weights, total,
+def _running_sums(weights, running, start):
+    """``running[j] = weights[0] + ... + weights[j]`` summed left to right, rewritten from ``start`` on (the entries
+    before it are kept); returns the whole sum."""
+    total = 0.0 if start == 0 else running[start - 1]
+    for j in range(start, weights.size):
+        total += weights[j]
+        running[j] = total
+    return total
+
+
+@njit(inline="always", cache=True)
+def _proposed_flip(indptr, neighbors, coupling, h, prior_plus, prior_minus, prior_logit, spins, weights, running,
                    s0, s1, s2, s3):
-    """One proposed flip of the discrete-event CMH + LBP chain: the site by its propensity (``weights``, summing to
-    ``total``; a uniform), then the MH test (a second uniform). Returns the new ``total`` and generator state."""
+    """One proposed flip of the discrete-event CMH + LBP chain: the site by its propensity (``weights``; ``running``
+    their running sums, :func:`_running_sums`), then the MH test (a second uniform). Returns the new total
+    propensity and generator state.
+
+    The site is the first whose running sum exceeds ``u * total``. The running sums never decrease (the weights are
+    probabilities), so a bisection finds the site the left-to-right scan would; after an accepted flip of ``i`` only
+    the sums from ``i`` on are redone, each the same left-to-right sum as before.
+    """
     d = spins.size
+    total = running[d - 1]
     bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
     target = uniform_from_bits(bits) * total
-    i = -1
-    running = 0.0
-    for j in range(d):
-        running += weights[j]
-        if target < running:
-            i = j
-            break
+    low, high = 0, d
+    while low < high:
+        middle = (low + high) >> 1
+        if target < running[middle]:
+            high = middle
+        else:
+            low = middle + 1
+    i = low if low < d else -1
     if i < 0:  # rounding guard: the last site with positive propensity
         for j in range(d - 1, -1, -1):
             if weights[j] > 0.0:
@@ -160,9 +179,7 @@ def _proposed_flip(indptr, neighbors, coupling, h, prior_plus, prior_minus, prio
     if uniform_from_bits(bits) < math.exp(log_ratio):
         spins[i] = -spins[i]
         weights[i] = prior_minus[i] if spins[i] > 0 else prior_plus[i]
-        total = 0.0
-        for j in range(d):
-            total += weights[j]
+        total = _running_sums(weights, running, i)
     return total, s0, s1, s2, s3
 
 
@@ -174,17 +191,18 @@ def cmh_lbp_events(indptr, neighbors, coupling, h, prior_plus, prior_minus, prio
     s0, s1, s2, s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
     total_steps = n_samples * per_sample
     weights = np.empty(d, dtype=np.float64)
-    total = 0.0
+    running = np.empty(d, dtype=np.float64)
     for j in range(d):
         weights[j] = prior_minus[j] if spins[j] > 0 else prior_plus[j]
-        total += weights[j]
+    total = _running_sums(weights, running, 0)
+    log_stay = math.log1p(-total / d)  # log(1 - alpha), redone when the total changes
     step = 0  # steps of the step-by-step chain simulated so far
     recorded = 0  # checkpoints written; checkpoint r is step (r + 1) * per_sample
     evaluations = 0
     while total > 0.0:
         bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
         alpha = total / d
-        ratio = 0.0 if alpha >= 1.0 else math.log1p(-uniform_from_bits(bits)) / math.log1p(-alpha)
+        ratio = 0.0 if alpha >= 1.0 else math.log1p(-uniform_from_bits(bits)) / log_stay
         # the gap is 1 + floor(ratio) (ratio >= 0); it fits in the run iff ratio < steps left
         if not ratio < total_steps - step:  # also stops on inf or nan, before any integer conversion
             break
@@ -193,8 +211,11 @@ def cmh_lbp_events(indptr, neighbors, coupling, h, prior_plus, prior_minus, prio
             samples[recorded, :] = spins
             recorded += 1
         step = event
-        total, s0, s1, s2, s3 = _proposed_flip(indptr, neighbors, coupling, h, prior_plus, prior_minus, prior_logit,
-                                               spins, weights, total, s0, s1, s2, s3)
+        new_total, s0, s1, s2, s3 = _proposed_flip(indptr, neighbors, coupling, h, prior_plus, prior_minus,
+                                                   prior_logit, spins, weights, running, s0, s1, s2, s3)
+        if new_total != total:
+            total = new_total
+            log_stay = math.log1p(-total / d)
         evaluations += 1
     while recorded < n_samples:
         samples[recorded, :] = spins
@@ -215,10 +236,11 @@ def cmh_lbp_proposals(indptr, neighbors, coupling, h, prior_plus, prior_minus, p
     d = spins.size
     s0, s1, s2, s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
     weights = np.empty(d, dtype=np.float64)
-    total = 0.0
+    running = np.empty(d, dtype=np.float64)
     for j in range(d):
         weights[j] = prior_minus[j] if spins[j] > 0 else prior_plus[j]
-        total += weights[j]
+    total = _running_sums(weights, running, 0)
+    log_stay = math.log1p(-total / d)  # log(1 - alpha), redone when the total changes
     every = float(per_sample)
     step = 0.0
     checkpoint = every  # the next checkpoint not yet recorded
@@ -231,7 +253,7 @@ def cmh_lbp_proposals(indptr, neighbors, coupling, h, prior_plus, prior_minus, p
             break
         bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
         alpha = total / d
-        ratio = 0.0 if alpha >= 1.0 else math.log1p(-uniform_from_bits(bits)) / math.log1p(-alpha)
+        ratio = 0.0 if alpha >= 1.0 else math.log1p(-uniform_from_bits(bits)) / log_stay
         event = step + 1.0 + math.floor(ratio)
         if checkpoint < event:  # checkpoints checkpoint, checkpoint + every, ... < event hold the current state
             seen = math.floor((event - 1.0 - checkpoint) / every) + 1.0
@@ -240,8 +262,11 @@ def cmh_lbp_proposals(indptr, neighbors, coupling, h, prior_plus, prior_minus, p
             rows += 1
             checkpoint += seen * every
         step = event
-        total, s0, s1, s2, s3 = _proposed_flip(indptr, neighbors, coupling, h, prior_plus, prior_minus, prior_logit,
-                                               spins, weights, total, s0, s1, s2, s3)
+        new_total, s0, s1, s2, s3 = _proposed_flip(indptr, neighbors, coupling, h, prior_plus, prior_minus,
+                                                   prior_logit, spins, weights, running, s0, s1, s2, s3)
+        if new_total != total:
+            total = new_total
+            log_stay = math.log1p(-total / d)
         evaluations += 1
     if frozen:
         samples[0, :] = spins
