@@ -34,9 +34,9 @@ rule scan_order_compute_mixing:  # t_mix of one model for every n: random, best 
         result("benchmarks/scan_order/mixing_{scan_model}.tsv")
     wildcard_constraints:
         scan_model="|".join(SCAN_ORDER_MODELS),
+    priority: LONG
     conda:
         CONDA_ENV
-    priority: LONG
     resources:
         mem_mb=memory_mb("scan_order"),
     params:
