@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from dogs._kernels.annular import annular_chain
+from dogs._kernels.annular import annular_chains
 from dogs._kernels.exact_hmc import exact_hmc_chain, normal_draws
 from dogs._kernels.metropolis import cmh_chain
 from dogs._kernels.rng import seed_state
@@ -111,9 +111,13 @@ class LogRatioEstimator:
             evaluations = cmh_chain(model.indptr, model.neighbors, model.coupling, model.h, spins, rng_state,
                                     self.count, d, samples)
             return log_mean_exp_quadratic(samples, delta), spins, int(evaluations)
+        # one chain through the multi-chain kernel, as annular_sampler runs it (its compiled form is also the faster:
+        # 2.3 against 2.8 ms per inner run at d = 50 for the single-chain kernel called directly)
         prior_current, log_odds, lattice = self._prior
-        log_ratio_acc = np.full(1, -np.inf)
-        evaluations = annular_chain(*model_arrays(model), prior_current, log_odds, lattice, self._operator,
-                                    DEFAULT_SUWA_TODO_FALLBACK, spins, rng_state, samples, True, self._no_edges,
-                                    np.zeros(d), np.zeros((0, 2, 2)), True, *model_arrays(delta), log_ratio_acc)
-        return float(log_ratio_acc[0] - math.log(self.count)), spins, int(evaluations)
+        chain_spins = spins[None, :]
+        log_ratio_acc = np.full((1, 1), -np.inf)
+        evaluations = np.zeros(1, dtype=np.int64)
+        annular_chains(*model_arrays(model), prior_current, log_odds, lattice, self._operator, DEFAULT_SUWA_TODO_FALLBACK,
+                       chain_spins, rng_state[None, :], samples[None], True, self._no_edges, np.zeros((1, d)),
+                       np.zeros((1, 0, 2, 2)), True, *model_arrays(delta), log_ratio_acc, evaluations)
+        return float(log_ratio_acc[0, 0] - math.log(self.count)), chain_spins[0], int(evaluations[0])
