@@ -78,7 +78,7 @@ def chain_seeds(seed, n_chains: int) -> np.ndarray:
     """
     n_chains = check_n_chains(n_chains)
     if isinstance(seed, np.random.SeedSequence):
-        root = np.random.SeedSequence(entropy=seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
+        root = seed  # only read: its children are made below, as a fresh copy's spawn() would make them
     elif isinstance(seed, np.random.Generator):
         root = np.random.SeedSequence([int(w) for w in seed.integers(0, 2**32, size=4, dtype=np.uint64)])
     elif isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
@@ -93,7 +93,10 @@ def chain_seeds(seed, n_chains: int) -> np.ndarray:
     fast = _spawned_first_words(root, n_chains) if n_chains >= _VECTORISED_FROM else None
     if fast is not None:
         return fast
-    return np.array([child.generate_state(1, np.uint64)[0] for child in root.spawn(n_chains)], dtype=np.uint64)
+    # child c of a fresh copy of root, as spawn() makes it (without copying root or spawning: a third of the cost of
+    # the single chain that every sampler run seeds)
+    return np.array([np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, c), pool_size=root.pool_size)
+                     .generate_state(1, np.uint64)[0] for c in range(n_chains)], dtype=np.uint64)
 
 
 #: From this many chains on :func:`chain_seeds` hashes them all at once; below, numpy's loop is faster (one chain:
