@@ -202,19 +202,9 @@ def annular_sampler(
     fallback = _check_fallback(suwa_todo_fallback)
     seeds = chain_seeds(seed, chains)
 
-    arrays = model_arrays(model)
-    delta_arrays = model_arrays(delta) if delta is not None else _empty_form(d)
-    rng_states = seed_states(seeds)
-    samples = np.empty((chains, n_iterations, d), dtype=np.int8)
-    node_acc = np.zeros((chains, d))
-    edge_acc = np.zeros((chains, len(edges), 2, 2))
-    log_ratio_acc = np.full((chains, 1), -np.inf)
-    evaluations = np.zeros(chains, dtype=np.int64)
-    annular_chains(
-        *arrays, prior_current, log_odds, lattice, code, fallback,
-        spins, rng_states, samples, rao_blackwell, np.ascontiguousarray(edges, dtype=np.int64), node_acc, edge_acc,
-        delta is not None, *delta_arrays, log_ratio_acc, evaluations,
-    )
+    samples, node_acc, edge_acc, log_ratio_acc, evaluations = _run_chains(
+        model, delta, code, prior_current, log_odds, lattice, fallback, spins, seed_states(seeds), n_iterations,
+        rao_blackwell, edges)
     results = []
     for c in range(chains):
         work = Work(2 * d * n_iterations, int(evaluations[c]))
@@ -244,6 +234,28 @@ def annular_sampler(
             )
         results.append(result)
     return results[0] if n_chains is None else results
+
+
+def _run_chains(model, delta, code, prior_current, log_odds, lattice, fallback, spins, rng_states, n_iterations: int,
+                rao_blackwell: bool, edges):
+    """The chains of :func:`annular_sampler` on checked arguments, one per row of ``spins`` (C, d) and ``rng_states``
+    (C, 4), both advanced in place: ``(samples, node sums, edge sums, log-ratio sums, evaluations)``, per chain.
+
+    Even one chain goes through the multi-chain kernel: called directly, the single-chain kernel runs about 20%
+    slower at d = 50 (2.8 against 2.3 ms for a Boltzmann-machine inner run), as compiled."""
+    chains, d = spins.shape
+    delta_arrays = model_arrays(delta) if delta is not None else _empty_form(d)
+    samples = np.empty((chains, n_iterations, d), dtype=np.int8)
+    node_acc = np.zeros((chains, d))
+    edge_acc = np.zeros((chains, len(edges), 2, 2))
+    log_ratio_acc = np.full((chains, 1), -np.inf)
+    evaluations = np.zeros(chains, dtype=np.int64)
+    annular_chains(
+        *model_arrays(model), prior_current, log_odds, lattice, code, fallback,
+        spins, rng_states, samples, rao_blackwell, np.ascontiguousarray(edges, dtype=np.int64), node_acc, edge_acc,
+        delta is not None, *delta_arrays, log_ratio_acc, evaluations,
+    )
+    return samples, node_acc, edge_acc, log_ratio_acc, evaluations
 
 
 # ---------------------------------------------------------------- kernel arguments (also used by the tests)

@@ -141,7 +141,14 @@ def exact_hmc(
     model, spins, n_samples, _, edges = _check_common(model, initial_state, n_samples, None, edges, delta)
     travel_time = _check_travel_time(travel_time)
     magnitude = _check_magnitude(initial_magnitude, model.n_vars)
-    rng_state = _rng_state(seed)
+    samples, hits = _hmc_samples(model, spins, _rng_state(seed), n_samples, travel_time, magnitude)
+    return _chain_result(spins, samples, edges, delta, Work(hits, hits))
+
+
+def _hmc_samples(model: BinaryPairwiseMRF, spins: np.ndarray, rng_state: np.ndarray, n_samples: int,
+                 travel_time: float, magnitude=None) -> tuple[np.ndarray, int]:
+    """The chain of :func:`exact_hmc` on checked arguments: ``(samples, wall hits)``; ``spins`` and ``rng_state`` are
+    advanced in place. ``magnitude`` None: half-normal starting magnitudes from the chain's stream."""
     position = np.empty(model.n_vars, dtype=np.float64)
     if magnitude is None:
         normal_draws(position, rng_state)
@@ -153,7 +160,7 @@ def exact_hmc(
     hits = exact_hmc_chain(
         model.indptr, model.neighbors, model.coupling, model.h, spins, position, rng_state, n_samples, travel_time, samples
     )
-    return _chain_result(spins, samples, edges, delta, Work(int(hits), int(hits)))
+    return samples, int(hits)
 
 
 def _check_travel_time(travel_time) -> float:

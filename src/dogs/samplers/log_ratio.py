@@ -15,9 +15,8 @@ directly, computing the log ratio only:
 - ``AAS + RB``, ``AAG + RB``, ``AAST + RB``: the Rao-Blackwellised estimate of the annular chain (uniform prior).
 
 Its estimate, final state and number of density evaluations are those of ``run_samplers(model, budget,
-names=[name], seed=seed, initial_state=start, delta=q, edges=[])`` bit for bit (tested): the same kernel seed
-(child ``k`` of ``seed`` for the ``k``-th sampler of :data:`~dogs.samplers.suite.AA_SAMPLERS`, the plain
-annular sampler's for its ``+ RB`` version, then that child's chain 0), the same kernel and the same arithmetic after it.
+names=[name], seed=seed, initial_state=start, delta=q, edges=[])`` bit for bit (tested): the same chain seed
+(:func:`~dogs.samplers.suite.chain_seed`) and the samplers' own runs on checked arguments.
 """
 
 from __future__ import annotations
@@ -26,20 +25,17 @@ import math
 
 import numpy as np
 
-from dogs._kernels.annular import annular_chains
-from dogs._kernels.exact_hmc import exact_hmc_chain, normal_draws
-from dogs._kernels.metropolis import cmh_chain
-from dogs._kernels.rng import seed_state
 from dogs.models.binary import BinaryPairwiseMRF
-from dogs.samplers.annular import DEFAULT_SUWA_TODO_FALLBACK, OPERATORS, model_arrays, prior_arrays
+from dogs.samplers.annular import DEFAULT_SUWA_TODO_FALLBACK, OPERATORS, _run_chains, prior_arrays
 from dogs.samplers.binary import log_mean_exp_quadratic
-from dogs.samplers.suite import AA_SAMPLERS
+from dogs.samplers.exact_hmc import _hmc_samples
+from dogs.samplers.metropolis import _cmh_samples, _rng_state
+from dogs.samplers.suite import SAMPLER_OPERATORS, chain_seed
 
 __all__ = ["LOG_RATIO_SAMPLERS", "LogRatioEstimator"]
 
 #: The samplers :class:`LogRatioEstimator` runs (the LBP ones need each model's loopy-BP prior: use run_samplers).
 LOG_RATIO_SAMPLERS = ("HMC", "CMH", "AAS + RB", "AAG + RB", "AAST + RB")
-_ANNULAR_OPERATORS = {"AAS + RB": "slice", "AAG + RB": "gibbs", "AAST + RB": "suwa_todo"}
 
 
 class LogRatioEstimator:
@@ -65,16 +61,13 @@ class LogRatioEstimator:
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
             raise ValueError(f"budget[{count_key!r}] must be a positive integer, got {count!r}")
         self.name, self.count, self.graph = name, int(count), graph
-        # run_samplers' child of the seed: an annular sampler's RB and plain versions share the plain one's chain
-        self._child = AA_SAMPLERS.index(name.split(" ")[0])
         if name == "HMC":
             self._travel_time = float(budget["hmc_travel_time"])
             if not (math.isfinite(self._travel_time) and self._travel_time > 0.0):
                 raise ValueError(f"budget['hmc_travel_time'] must be finite and > 0, got {self._travel_time}")
-        if name in _ANNULAR_OPERATORS:
-            self._operator = OPERATORS[_ANNULAR_OPERATORS[name]]
+        if name.endswith("+ RB"):
+            self._operator = OPERATORS[SAMPLER_OPERATORS[name.split(" ")[0]]]
             self._prior = prior_arrays(None, graph.n_vars)
-            self._no_edges = np.zeros((0, 2), dtype=np.int64)
 
     def _same_graph(self, form: BinaryPairwiseMRF, what: str) -> None:
         if not isinstance(form, BinaryPairwiseMRF):
@@ -96,28 +89,15 @@ class LogRatioEstimator:
         spins = np.array(initial_state, dtype=np.int8)
         if spins.shape != (d,) or not np.all(np.abs(spins) == 1):
             raise ValueError(f"initial_state must be {d} values of -1 or +1")
-        word = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, self._child, 0)).generate_state(1, np.uint64)[0]
-        rng_state = seed_state(word)
-        samples = np.empty((self.count, d), dtype=np.int8)
+        rng_state = _rng_state(chain_seed(seed, self.name))
         if self.name == "HMC":
-            position = np.empty(d)
-            normal_draws(position, rng_state)  # half-normal magnitudes, as exact_hmc draws them
-            np.abs(position, out=position)
-            position *= spins
-            hits = exact_hmc_chain(model.indptr, model.neighbors, model.coupling, model.h, spins, position, rng_state,
-                                   self.count, self._travel_time, samples)
-            return log_mean_exp_quadratic(samples, delta), spins, int(hits)
+            samples, hits = _hmc_samples(model, spins, rng_state, self.count, self._travel_time)
+            return log_mean_exp_quadratic(samples, delta), spins, hits
         if self.name == "CMH":
-            evaluations = cmh_chain(model.indptr, model.neighbors, model.coupling, model.h, spins, rng_state,
-                                    self.count, d, samples)
-            return log_mean_exp_quadratic(samples, delta), spins, int(evaluations)
-        # one chain through the multi-chain kernel, as annular_sampler runs it (its compiled form is also the faster:
-        # 2.3 against 2.8 ms per inner run at d = 50 for the single-chain kernel called directly)
-        prior_current, log_odds, lattice = self._prior
+            samples, evaluations = _cmh_samples(model, spins, rng_state, self.count, d)
+            return log_mean_exp_quadratic(samples, delta), spins, evaluations
         chain_spins = spins[None, :]
-        log_ratio_acc = np.full((1, 1), -np.inf)
-        evaluations = np.zeros(1, dtype=np.int64)
-        annular_chains(*model_arrays(model), prior_current, log_odds, lattice, self._operator, DEFAULT_SUWA_TODO_FALLBACK,
-                       chain_spins, rng_state[None, :], samples[None], True, self._no_edges, np.zeros((1, d)),
-                       np.zeros((1, 0, 2, 2)), True, *model_arrays(delta), log_ratio_acc, evaluations)
+        _, _, _, log_ratio_acc, evaluations = _run_chains(
+            model, delta, self._operator, *self._prior, DEFAULT_SUWA_TODO_FALLBACK, chain_spins, rng_state[None, :],
+            self.count, True, np.zeros((0, 2), dtype=np.int64))
         return float(log_ratio_acc[0, 0] - math.log(self.count)), chain_spins[0], int(evaluations[0])

@@ -122,10 +122,18 @@ def coordinate_metropolis(
     ((50, 9), Work(site_updates=450, density_evaluations=450))
     """
     model, spins, n_samples, per_sample, edges = _check_common(model, initial_state, n_samples, proposals_per_sample, edges, delta)
-    rng_state = _rng_state(seed)
+    samples, evaluations = _cmh_samples(model, spins, _rng_state(seed), n_samples, per_sample)
+    return _chain_result(spins, samples, edges, delta, Work(n_samples * per_sample, evaluations))
+
+
+def _cmh_samples(model: BinaryPairwiseMRF, spins: np.ndarray, rng_state: np.ndarray, n_samples: int,
+                 per_sample: int) -> tuple[np.ndarray, int]:
+    """The chain of :func:`coordinate_metropolis` on checked arguments: ``(samples, density evaluations)``; ``spins``
+    and ``rng_state`` are advanced in place."""
     samples = np.empty((n_samples, model.n_vars), dtype=np.int8)
-    evaluations = cmh_chain(model.indptr, model.neighbors, model.coupling, model.h, spins, rng_state, n_samples, per_sample, samples)
-    return _chain_result(spins, samples, edges, delta, Work(n_samples * per_sample, int(evaluations)))
+    evaluations = cmh_chain(model.indptr, model.neighbors, model.coupling, model.h, spins, rng_state, n_samples,
+                            per_sample, samples)
+    return samples, int(evaluations)
 
 
 def coordinate_metropolis_lbp(

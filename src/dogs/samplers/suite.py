@@ -34,7 +34,7 @@ from dogs.samplers.binary import BinaryChainResult, empirical_estimates, log_mea
 from dogs.samplers.exact_hmc import exact_hmc
 from dogs.samplers.metropolis import coordinate_metropolis, coordinate_metropolis_lbp
 
-__all__ = ["AA_SAMPLERS", "PRIOR_CLIP", "SamplerEstimate", "run_samplers"]
+__all__ = ["AA_SAMPLERS", "PRIOR_CLIP", "SAMPLER_OPERATORS", "SamplerEstimate", "chain_seed", "run_samplers"]
 
 #: The twelve samplers of AA Figs. 3-5, in the paper's order.
 AA_SAMPLERS = (
@@ -43,7 +43,8 @@ AA_SAMPLERS = (
     "AAG", "AAG + RB", "AAG + RB + LBP",
     "AAST", "AAST + RB", "AAST + RB + LBP",
 )
-_OPERATORS = {"AAS": "slice", "AAG": "gibbs", "AAST": "suwa_todo"}
+#: Operator 2 of each annular sampler (:data:`dogs.samplers.annular.OPERATORS`).
+SAMPLER_OPERATORS = {"AAS": "slice", "AAG": "gibbs", "AAST": "suwa_todo"}
 PRIOR_CLIP = 1e-9
 
 
@@ -64,6 +65,16 @@ def _plain(result: BinaryChainResult, delta) -> SamplerEstimate:
     samples, weights = result.samples, result.sample_weights
     log_ratio = None if delta is None else log_mean_exp_quadratic(samples, delta, weights)
     return _estimate(result, *empirical_estimates(samples, result.edges, weights), log_ratio)
+
+
+def chain_seed(seed: np.random.SeedSequence, name: str) -> np.random.SeedSequence:
+    """The seed of the chain that sampler ``name`` of :func:`run_samplers` runs: child ``k`` of ``seed`` (the same
+    SeedSequence as ``seed.spawn()``'s ``k``-th, without building the others) for the ``k``-th chain of
+    :data:`AA_SAMPLERS`; an annular sampler and its ``+ RB`` version share the plain one's chain (the RB + LBP
+    version runs its own)."""
+    base = name.split(" ")[0]
+    chain = base if base in SAMPLER_OPERATORS and not name.endswith("LBP") else name
+    return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, AA_SAMPLERS.index(chain)))
 
 
 def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, lbp_marginals=None, seed,
@@ -102,9 +113,6 @@ def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, l
         raise TypeError(f"seed must be a numpy.random.SeedSequence, got {type(seed).__name__}")
     prior = None if lbp_marginals is None else np.clip(np.asarray(lbp_marginals, dtype=np.float64),
                                                        PRIOR_CLIP, 1.0 - PRIOR_CLIP)
-    def child(name):  # child k of the seed: the same SeedSequence as seed.spawn()'s k-th, without building the others
-        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, AA_SAMPLERS.index(name)))
-
     d = model.n_vars
     common = dict(initial_state=initial_state, edges=edges, delta=delta)
     out: dict[str, SamplerEstimate] = {}
@@ -113,22 +121,21 @@ def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, l
             continue
         if name == "HMC":
             result = exact_hmc(model, n_samples=budget["hmc_samples"], travel_time=budget["hmc_travel_time"],
-                               seed=child(name), **common)
+                               seed=chain_seed(seed, name), **common)
             out[name] = _plain(result, delta)
         elif name == "CMH":
             result = coordinate_metropolis(model, n_samples=budget["cmh_samples"], proposals_per_sample=d,
-                                           seed=child(name), **common)
+                                           seed=chain_seed(seed, name), **common)
             out[name] = _plain(result, delta)
         elif name == "CMH + LBP":
             result = coordinate_metropolis_lbp(model, prior, n_proposals=budget["cmh_lbp_proposals"],
-                                               proposals_per_sample=d, seed=child(name), **common)
+                                               proposals_per_sample=d, seed=chain_seed(seed, name), **common)
             out[name] = _plain(result, delta)
         else:
             base = name.split(" ")[0]
             with_lbp = name.endswith("LBP")
-            chain_name = f"{base} + RB + LBP" if with_lbp else base  # the RB and plain versions share one chain
-            result = annular_sampler(model, operator=_OPERATORS[base], prior=prior if with_lbp else None,
-                                     n_iterations=budget["annular_iterations"], seed=child(chain_name),
+            result = annular_sampler(model, operator=SAMPLER_OPERATORS[base], prior=prior if with_lbp else None,
+                                     n_iterations=budget["annular_iterations"], seed=chain_seed(seed, name),
                                      rao_blackwell=True, **common)
             rb = _estimate(result, result.node_marginals, result.edge_tables, result.log_ratio)
             if with_lbp:
