@@ -153,6 +153,9 @@ def test_bad_chain_options_are_refused():
         approximate_mh(np.zeros(3), 1, model_form="ising", **common)
     with pytest.raises(ValueError, match="sampler must be"):  # the LBP samplers need a prior per model
         approximate_mh(np.zeros(3), 1, **{**common, "sampler": "CMH + LBP"})
+    for steps in (0, -1, 2.0, True):
+        with pytest.raises(ValueError, match="n_steps"):
+            approximate_mh(np.zeros(3), 1, **{**common, "sampler": "HMC", "n_steps": steps})
 
 
 # ------------------------------------------------------------------ protocols and variants in the config

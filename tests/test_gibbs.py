@@ -561,3 +561,23 @@ def test_vectorised_chain_seeds_are_numpys_spawned_seeds(root):
     spawned = fresh()
     spawned.spawn(2)  # a root that already spawned children is left to numpy (it starts at child 2)
     assert _spawned_first_words(spawned, 3) is None
+
+
+@pytest.mark.parametrize("root", [
+    np.random.SeedSequence(20170806, spawn_key=(123456789, 3, 2**40 + 5)),
+    np.random.SeedSequence(2**100 + 7),
+    np.random.SeedSequence([1, 2, 3, 4, 5, 6], spawn_key=(7,)),
+    np.random.SeedSequence(5, pool_size=8),  # not numpy's default pool: numpy's path
+])
+@pytest.mark.parametrize("suffix", [(), (4,), (2**33 + 1, 0)])
+def test_spawned_chain_seeds_are_numpys(root, suffix):
+    """spawned_chain_seeds hashes every child's descendant at once: the words chain_seeds gives each of them."""
+    from dogs.samplers.base import spawned_chain_seeds
+
+    expected = [chain_seeds(np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, c, *suffix)), 1)[0]
+                for c in range(23)]
+    np.testing.assert_array_equal(spawned_chain_seeds(root, 23, suffix), np.array(expected, dtype=np.uint64))
+    if not suffix:  # the children of a fresh root's spawn(), as chain_seeds seeds each
+        children = np.random.SeedSequence(root.entropy, spawn_key=root.spawn_key, pool_size=root.pool_size).spawn(23)
+        if root.pool_size == np.random.SeedSequence(0).pool_size:
+            np.testing.assert_array_equal(spawned_chain_seeds(root, 23), [chain_seeds(c, 1)[0] for c in children])

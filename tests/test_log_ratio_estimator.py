@@ -31,6 +31,7 @@ def test_estimates_equal_run_samplers(name, graph_name):
     budget = equal_cost_budget(d, travel_time_periods=1.5, n_hmc_samples=40, clique_size=d - 1)
     estimator = LogRatioEstimator(graph, budget, name)
     rng = np.random.default_rng(7)
+    kernel_seeds = estimator.kernel_seeds(np.random.SeedSequence(11, spawn_key=(3, 1)), 4)
     for step, seed in enumerate(np.random.SeedSequence(11, spawn_key=(3, 1)).spawn(4)):
         model = graph.with_parameters(rng.normal(0.0, 0.7, graph.n_edges), rng.normal(0.0, 0.3, d))
         delta = graph.with_parameters(rng.normal(0.0, 0.2, graph.n_edges), rng.normal(0.0, 0.1, d))
@@ -41,6 +42,11 @@ def test_estimates_equal_run_samplers(name, graph_name):
         assert np.float64(log_ratio).tobytes() == np.float64(want["log_ratio"]).tobytes()
         np.testing.assert_array_equal(state, want["state"])
         assert state.dtype == np.int8
+        assert evaluations == want["density_evaluations"]
+        # the same run from the precomputed kernel seed of this child
+        log_ratio, state, evaluations = estimator.estimate(model, delta, kernel_seeds[step], start)
+        assert np.float64(log_ratio).tobytes() == np.float64(want["log_ratio"]).tobytes()
+        np.testing.assert_array_equal(state, want["state"])
         assert evaluations == want["density_evaluations"]
 
 
@@ -61,6 +67,10 @@ def test_refuses_other_samplers_graphs_and_bad_input():
         estimator.estimate(graph, graph, seed, np.zeros(6))
     with pytest.raises(TypeError, match="SeedSequence"):
         estimator.estimate(graph, graph, 5, np.ones(6))
+    with pytest.raises(TypeError, match="SeedSequence"):
+        estimator.kernel_seeds(5, 3)
+    with pytest.raises(ValueError, match=">= 1"):
+        estimator.kernel_seeds(seed, 0)
     # a copy of the graph (not shared arrays) is still the same graph
     copy = BinaryPairwiseMRF(graph.edges.copy(), graph.theta.copy(), graph.h.copy())
     assert np.isfinite(estimator.estimate(copy, copy, seed, np.ones(6))[0])

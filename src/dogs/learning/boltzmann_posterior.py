@@ -208,6 +208,8 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
     m = d * (d - 1) // 2
     if statistic.shape != (m,):
         raise ValueError(f"statistic must have shape ({m},) for d = {d}, got {statistic.shape}")
+    if isinstance(n_steps, (bool, np.bool_)) or not isinstance(n_steps, (int, np.integer)) or n_steps < 1:
+        raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
     if sampler == "exact" and not exact_ratios:
         raise ValueError("the exact chain needs exact_ratios=True")
     if sampler != "exact" and sampler not in LOG_RATIO_SAMPLERS:
@@ -225,7 +227,8 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
     budget = equal_cost_budget(d, travel_time_periods=travel_time_periods, n_hmc_samples=inner_samples, clique_size=d - 1)
     inner = None if sampler == "exact" else LogRatioEstimator(forms.template, budget, sampler)
     rng = np.random.default_rng(seed)
-    inner_seeds = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1)).spawn(n_steps)
+    if inner is not None:  # run k's seed: child k of the chain seed's child 1
+        inner_seeds = inner.kernel_seeds(np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1)), n_steps)
     w = np.array(initial, dtype=np.float64)
     log_z = log_partition(w, d, states) if exact_ratios else np.nan
     spins = np.where(rng.random(d) < 0.5, 1, -1).astype(np.int8)  # the inner chains' start

@@ -108,15 +108,15 @@ class BinaryPairwiseMRF:
         if theta.shape != (self.n_edges,) or h.shape != (self.n_vars,):
             raise ValueError(f"theta must have shape ({self.n_edges},) and h ({self.n_vars},), "
                              f"got {theta.shape} and {h.shape}")
-        if not (np.all(np.isfinite(theta)) and np.all(np.isfinite(h))):
+        if not (np.isfinite(theta).all() and np.isfinite(h).all()):
             raise ValueError("theta and h must be finite")
-        new = object.__new__(BinaryPairwiseMRF)
         coupling = theta[self.edge_of]
+        for value in (theta, h, coupling):  # the shared arrays are read-only already
+            value.flags.writeable = False
+        new = object.__new__(BinaryPairwiseMRF)
         for name, value in (("edges", self.edges), ("theta", theta), ("h", h), ("shape", self.shape),
                             ("indptr", self.indptr), ("neighbors", self.neighbors), ("coupling", coupling),
                             ("edge_of", self.edge_of)):
-            if isinstance(value, np.ndarray):
-                value.setflags(write=False)
             object.__setattr__(new, name, value)
         return new
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Work", "chain_seeds", "check_n_chains"]
+__all__ = ["Work", "chain_seeds", "check_n_chains", "spawned_chain_seeds"]
 
 
 @dataclass(frozen=True)
@@ -130,8 +130,31 @@ def _uint32_words(value) -> list[int] | None:
     return None
 
 
-def _spawned_first_words(root: np.random.SeedSequence, n_children: int) -> np.ndarray | None:
-    """``[c.generate_state(1, np.uint64)[0] for c in root.spawn(n_children)]`` for a fresh ``root``, vectorised.
+def spawned_chain_seeds(parent: np.random.SeedSequence, n_children: int, key_suffix: tuple = ()) -> np.ndarray:
+    """``chain_seeds(SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, c, *key_suffix)), 1)[0]`` for
+    ``c < n_children``: the kernel seed of a single chain seeded by each of ``parent.spawn(n_children)``'s children
+    (``key_suffix = ()``) or by a named descendant of each (say, :func:`dogs.samplers.suite.chain_seed`'s).
+
+    One vectorised hash instead of two SeedSequences per child: a caller that seeds many short runs, one after
+    another, from the children of one parent (an MCMC over parameters) pays ~0.1 us per run instead of ~20 us.
+    The same words as numpy's path, tested.
+    """
+    n_children = check_n_chains(n_children)
+    suffix = tuple(key_suffix)
+    fast = _spawned_first_words(parent, n_children, (*suffix, 0)) if parent.pool_size == _DEFAULT_POOL_SIZE else None
+    if fast is not None:
+        return fast
+    return np.array([chain_seeds(np.random.SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, c, *suffix)), 1)[0]
+                     for c in range(n_children)], dtype=np.uint64)
+
+
+#: numpy's default SeedSequence pool size: a key suffix builds its SeedSequences with it.
+_DEFAULT_POOL_SIZE = np.random.SeedSequence(0).pool_size
+
+
+def _spawned_first_words(root: np.random.SeedSequence, n_children: int, key_suffix: tuple = ()) -> np.ndarray | None:
+    """``[c.generate_state(1, np.uint64)[0] for c in root.spawn(n_children)]`` for a fresh ``root``, vectorised;
+    with ``key_suffix``, the same for the SeedSequences whose spawn keys are those children's followed by the suffix.
 
     numpy hashes each child's entropy (the root's entropy, padded to the pool size, then its spawn key and
     the child's index) with a hash whose constants depend only on the number of words, the same for every
@@ -140,13 +163,15 @@ def _spawned_first_words(root: np.random.SeedSequence, n_children: int) -> np.nd
     mirrors (the caller then asks numpy). Tested word for word against numpy.
     """
     entropy, spawn_key = _uint32_words(root.entropy), _uint32_words(list(root.spawn_key))
-    if entropy is None or spawn_key is None or n_children >= 2**32 or root.n_children_spawned:
+    suffix = _uint32_words(list(key_suffix))
+    if entropy is None or spawn_key is None or suffix is None or n_children >= 2**32 or root.n_children_spawned:
         return None
     pool_size = root.pool_size
     if len(entropy) < pool_size:  # numpy pads the run entropy when there is a spawn key (always, for a child)
         entropy = entropy + [0] * (pool_size - len(entropy))
     words = [np.full(n_children, w, dtype=np.uint32) for w in entropy + spawn_key]
     words.append(np.arange(n_children, dtype=np.uint32))
+    words += [np.full(n_children, w, dtype=np.uint32) for w in suffix]
     with np.errstate(over="ignore"):
         hash_const = np.uint32(_INIT_A)
 

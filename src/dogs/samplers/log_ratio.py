@@ -25,12 +25,14 @@ import math
 
 import numpy as np
 
+from dogs._kernels.rng import seed_state
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.annular import DEFAULT_SUWA_TODO_FALLBACK, OPERATORS, _run_chains, prior_arrays
+from dogs.samplers.base import spawned_chain_seeds
 from dogs.samplers.binary import log_mean_exp_quadratic
 from dogs.samplers.exact_hmc import _hmc_samples
 from dogs.samplers.metropolis import _cmh_samples, _rng_state
-from dogs.samplers.suite import SAMPLER_OPERATORS, chain_seed
+from dogs.samplers.suite import SAMPLER_OPERATORS, chain_index, chain_seed
 
 __all__ = ["LOG_RATIO_SAMPLERS", "LogRatioEstimator"]
 
@@ -77,19 +79,32 @@ class LogRatioEstimator:
         if not (np.array_equal(form.indptr, self.graph.indptr) and np.array_equal(form.neighbors, self.graph.neighbors)):
             raise ValueError(f"{what} is not on the estimator's graph")
 
-    def estimate(self, model: BinaryPairwiseMRF, delta: BinaryPairwiseMRF, seed: np.random.SeedSequence,
-                 initial_state) -> tuple[float, np.ndarray, int]:
+    def kernel_seeds(self, parent: np.random.SeedSequence, n_runs: int) -> np.ndarray:
+        """``(n_runs,)`` uint64: the seed of run ``r`` seeded by child ``r`` of ``parent.spawn(n_runs)`` (a parent that
+        has spawned nothing), in the form :meth:`estimate` also takes. ``estimate(..., seeds[r], ...)`` is
+        ``estimate(..., children[r], ...)`` bit for bit (tested), without building two SeedSequences per run."""
+        if not isinstance(parent, np.random.SeedSequence):
+            raise TypeError(f"parent must be a numpy.random.SeedSequence, got {type(parent).__name__}")
+        return spawned_chain_seeds(parent, n_runs, (chain_index(self.name),))
+
+    def estimate(self, model: BinaryPairwiseMRF, delta: BinaryPairwiseMRF, seed, initial_state) -> tuple[float, np.ndarray, int]:
         """``(estimate of log E_p[exp q], final state (d,) int8, density evaluations)`` of one run on ``p = model``
-        and ``q = delta`` from ``initial_state`` (±1), seeded as ``run_samplers(..., seed=seed)`` seeds it."""
+        and ``q = delta`` from ``initial_state`` (±1), seeded as ``run_samplers(..., seed=seed)`` seeds it.
+
+        ``seed``: a :class:`numpy.random.SeedSequence`, or one of :meth:`kernel_seeds`' words (``numpy.uint64``)."""
         self._same_graph(model, "model")
         self._same_graph(delta, "delta")
-        if not isinstance(seed, np.random.SeedSequence):
-            raise TypeError(f"seed must be a numpy.random.SeedSequence, got {type(seed).__name__}")
+        if isinstance(seed, np.random.SeedSequence):
+            rng_state = _rng_state(chain_seed(seed, self.name))
+        elif isinstance(seed, np.uint64):
+            rng_state = seed_state(seed)
+        else:
+            raise TypeError(f"seed must be a numpy.random.SeedSequence or a numpy.uint64 from kernel_seeds, "
+                            f"got {type(seed).__name__}")
         d = model.n_vars
         spins = np.array(initial_state, dtype=np.int8)
-        if spins.shape != (d,) or not np.all(np.abs(spins) == 1):
+        if spins.shape != (d,) or not (np.abs(spins) == 1).all():
             raise ValueError(f"initial_state must be {d} values of -1 or +1")
-        rng_state = _rng_state(chain_seed(seed, self.name))
         if self.name == "HMC":
             samples, hits = _hmc_samples(model, spins, rng_state, self.count, self._travel_time)
             return log_mean_exp_quadratic(samples, delta), spins, hits

@@ -34,7 +34,8 @@ from dogs.samplers.binary import BinaryChainResult, empirical_estimates, log_mea
 from dogs.samplers.exact_hmc import exact_hmc
 from dogs.samplers.metropolis import coordinate_metropolis, coordinate_metropolis_lbp
 
-__all__ = ["AA_SAMPLERS", "PRIOR_CLIP", "SAMPLER_OPERATORS", "SamplerEstimate", "chain_seed", "run_samplers"]
+__all__ = ["AA_SAMPLERS", "PRIOR_CLIP", "SAMPLER_OPERATORS", "SamplerEstimate", "chain_index", "chain_seed",
+           "run_samplers"]
 
 #: The twelve samplers of AA Figs. 3-5, in the paper's order.
 AA_SAMPLERS = (
@@ -72,9 +73,13 @@ def chain_seed(seed: np.random.SeedSequence, name: str) -> np.random.SeedSequenc
     SeedSequence as ``seed.spawn()``'s ``k``-th, without building the others) for the ``k``-th chain of
     :data:`AA_SAMPLERS`; an annular sampler and its ``+ RB`` version share the plain one's chain (the RB + LBP
     version runs its own)."""
+    return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, chain_index(name)))
+
+
+def chain_index(name: str) -> int:
+    """``k`` of :func:`chain_seed`: the index in :data:`AA_SAMPLERS` of the chain that sampler ``name`` runs."""
     base = name.split(" ")[0]
-    chain = base if base in SAMPLER_OPERATORS and not name.endswith("LBP") else name
-    return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, AA_SAMPLERS.index(chain)))
+    return AA_SAMPLERS.index(base if base in SAMPLER_OPERATORS and not name.endswith("LBP") else name)
 
 
 def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, lbp_marginals=None, seed,
