@@ -36,7 +36,7 @@ from scipy import stats
 
 from binary_targets import (all_states, chi_square_pvalue, exact_draws, exact_edge_tables, exact_node_marginals,
                             flip_delta_reference, logit, proposed_flip_reference, small_models)
-from dogs._kernels.metropolis import cmh_chain, cmh_lbp_events, cmh_lbp_steps
+from dogs._kernels.metropolis import cmh_chain, cmh_lbp_events, cmh_lbp_steps, flip_and_update, local_fields
 from dogs._kernels.rng import next_uniform, seed_state, uniform_stream
 from dogs.models import BinaryPairwiseMRF, grid_model
 from dogs.samplers.base import Work, chain_seeds
@@ -197,6 +197,45 @@ def test_cmh_kernel_matches_reference(name):
     result = coordinate_metropolis(model, n_samples=40, proposals_per_sample=5, seed=7, initial_state=initial)
     np.testing.assert_array_equal(result.samples, expected_samples)
     np.testing.assert_array_equal(result.state, expected_state)
+
+
+def _dense_model(d, seed):
+    """A fully connected model like the Boltzmann-machine posteriors of AA §3.2 at d = 25 and 50 (spin form)."""
+    rng = np.random.default_rng(seed)
+    w = np.triu(rng.normal(0.0, 0.3, size=(d, d)), 1)
+    return BinaryPairwiseMRF.dense(w + w.T, rng.normal(0.0, 0.5, size=d))
+
+
+def test_cmh_kernel_matches_reference_on_a_dense_model():
+    """The kernel keeps the local fields between proposals (updated after each flip) where the reference sums them
+    afresh: over 8000 proposals on 40 fully connected variables, the same decisions (a decision could differ only
+    when a uniform lies within rounding, about 1e-15, of its threshold)."""
+    model = _dense_model(40, 4343)
+    initial = np.random.default_rng(13).choice(np.array([-1, 1], dtype=np.int8), size=40)
+    kernel_seed = chain_seeds(9, 1)[0]
+    expected_samples, expected_state, _, used = cmh_reference(model, kernel_seed, initial, 200, 40)
+    spins, samples, rng_state = initial.copy(), np.empty((200, 40), dtype=np.int8), seed_state(kernel_seed)
+    cmh_chain(model.indptr, model.neighbors, model.coupling, model.h, spins, rng_state, 200, 40, samples)
+    np.testing.assert_array_equal(samples, expected_samples)
+    np.testing.assert_array_equal(spins, expected_state)
+    np.testing.assert_array_equal(rng_state, _advanced_state(kernel_seed, used))
+    assert (np.diff(samples.astype(int), axis=0) != 0).any(axis=1).mean() > 0.5  # the chain moves
+
+
+def test_kept_local_fields_follow_the_fresh_sums():
+    """flip_and_update keeps every local field within rounding of the left-to-right sum after 20 000 flips."""
+    model = _dense_model(50, 4444)
+    rng = np.random.default_rng(14)
+    spins = rng.choice(np.array([-1, 1], dtype=np.int8), size=50)
+    kept, fresh = np.empty(50), np.empty(50)
+    local_fields(model.indptr, model.neighbors, model.coupling, model.h, spins, kept)
+    for i in rng.integers(0, 50, size=20_000):
+        flip_and_update(model.indptr, model.neighbors, model.coupling, spins, kept, i)
+    local_fields(model.indptr, model.neighbors, model.coupling, model.h, spins, fresh)
+    expected = model.h + np.array([sum(model.coupling[k] * spins[model.neighbors[k]]
+                                       for k in range(model.indptr[i], model.indptr[i + 1])) for i in range(50)])
+    np.testing.assert_allclose(fresh, expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(kept, fresh, rtol=0, atol=1e-11)
 
 
 def _priors_for(model):

