@@ -9,10 +9,12 @@ once). Every kernel evaluates single-flip log-density differences from the local
     \Delta_i = \log p(s^{(i)}) - \log p(s) = -2 s_i f_i,
 
 accumulated left to right (``h[i]`` first, then the CSR slots of ``i`` in order), and counts every
-such evaluation. :func:`cmh_chain` sums every field once and then keeps them, updating the neighbours' after each
-accepted flip (:func:`flip_and_update`): its ``Delta_i`` differ from the fresh sums by rounding only. Uniforms come from the per-chain xoshiro256** stream of :mod:`dogs._kernels.rng`
+such evaluation. Uniforms come from the per-chain xoshiro256** stream of :mod:`dogs._kernels.rng`
 in the order stated for each kernel, so a plain-Python reference that reads
-:func:`dogs._kernels.rng.uniform_stream` replays a kernel bit for bit.
+:func:`dogs._kernels.rng.uniform_stream` replays a kernel bit for bit. :func:`cmh_chain` sums every field once
+and then keeps them, updating the neighbours' after each accepted flip (:func:`flip_and_update`): its
+``Delta_i`` differ from the fresh sums by rounding only, so it replays its reference decision for decision
+unless a uniform lies within about ``1e-15`` of ``exp(Delta_i)``.
 
 Kernels
 -------
@@ -67,7 +69,8 @@ from numba import njit
 
 from dogs._kernels.rng import uniform_from_bits, xoshiro_next
 
-__all__ = ["flip_delta", "flip_and_update", "local_field", "local_fields", "cmh_chain", "cmh_lbp_steps", "cmh_lbp_events", "cmh_lbp_proposals"]
+__all__ = ["flip_delta", "flip_and_update", "local_field", "local_fields", "cmh_chain", "cmh_lbp_steps",
+           "cmh_lbp_events", "cmh_lbp_proposals"]
 
 
 @njit(inline="always", cache=True)

@@ -228,7 +228,8 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
     inner = None if sampler == "exact" else LogRatioEstimator(forms.template, budget, sampler)
     rng = np.random.default_rng(seed)
     if inner is not None:  # run k's seed: child k of the chain seed's child 1
-        inner_seeds = inner.kernel_seeds(np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1)), n_steps)
+        inner_parent = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1))
+        inner_seeds = inner.kernel_seeds(inner_parent, n_steps)
     w = np.array(initial, dtype=np.float64)
     log_z = log_partition(w, d, states) if exact_ratios else np.nan
     spins = np.where(rng.random(d) < 0.5, 1, -1).astype(np.int8)  # the inner chains' start

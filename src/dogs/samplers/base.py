@@ -144,8 +144,9 @@ def spawned_chain_seeds(parent: np.random.SeedSequence, n_children: int, key_suf
     fast = _spawned_first_words(parent, n_children, (*suffix, 0)) if parent.pool_size == _DEFAULT_POOL_SIZE else None
     if fast is not None:
         return fast
-    return np.array([chain_seeds(np.random.SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, c, *suffix)), 1)[0]
-                     for c in range(n_children)], dtype=np.uint64)
+    key = tuple(parent.spawn_key)
+    children = (np.random.SeedSequence(parent.entropy, spawn_key=(*key, c, *suffix)) for c in range(n_children))
+    return np.array([chain_seeds(child, 1)[0] for child in children], dtype=np.uint64)
 
 
 #: numpy's default SeedSequence pool size: a key suffix builds its SeedSequences with it.

@@ -87,7 +87,8 @@ class LogRatioEstimator:
             raise TypeError(f"parent must be a numpy.random.SeedSequence, got {type(parent).__name__}")
         return spawned_chain_seeds(parent, n_runs, (chain_index(self.name),))
 
-    def estimate(self, model: BinaryPairwiseMRF, delta: BinaryPairwiseMRF, seed, initial_state) -> tuple[float, np.ndarray, int]:
+    def estimate(self, model: BinaryPairwiseMRF, delta: BinaryPairwiseMRF, seed,
+                 initial_state) -> tuple[float, np.ndarray, int]:
         """``(estimate of log E_p[exp q], final state (d,) int8, density evaluations)`` of one run on ``p = model``
         and ``q = delta`` from ``initial_state`` (±1), seeded as ``run_samplers(..., seed=seed)`` seeds it.
 
