@@ -104,9 +104,9 @@ def local_fields(indptr, neighbors, coupling, h, spins, fields):
 @njit(inline="always", cache=True)
 def flip_and_update(indptr, neighbors, coupling, spins, fields, i):
     """Flip ``s_i`` and add the change ``2 theta_ik s_i`` to the kept field of each neighbour ``k`` (one rounding)."""
-    spins[i] = -spins[i]
-    change = 2.0 * spins[i]
-    site = np.uint64(i)
+    site = np.uint64(i)  # unsigned, as in local_field: no negative-index fix-ups
+    spins[site] = -spins[site]
+    change = 2.0 * spins[site]
     slot, stop = np.uint64(indptr[site]), np.uint64(indptr[site + np.uint64(1)])
     while slot < stop:
         fields[np.uint64(neighbors[slot])] += coupling[slot] * change
