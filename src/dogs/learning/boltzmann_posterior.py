@@ -48,6 +48,7 @@ divides by ``F`` (``InnerMCMC.m`` with ``CMH.m``), which adds ``log(L / F)`` to 
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -102,11 +103,15 @@ def form_statistic(y, form: str = "zero_one") -> np.ndarray:
     return pair_statistics(y if form == "zero_one" else 2.0 * y - 1.0).sum(axis=0)
 
 
+@functools.lru_cache(maxsize=4)
 def _all_statistics(d: int, form: str) -> np.ndarray:
+    """``phi`` of all ``2^d`` states (read-only; built once per ``(d, form)`` and shared by every chain)."""
     if d > MAX_ENUMERATION_UNITS:
         raise ValueError(f"log Z by enumeration needs 2^d states; d = {d} exceeds {MAX_ENUMERATION_UNITS}")
     values = (0.0, 1.0) if form == "zero_one" else (-1.0, 1.0)
-    return pair_statistics(np.array(list(itertools.product(values, repeat=d))))
+    states = pair_statistics(np.array(list(itertools.product(values, repeat=d))))
+    states.flags.writeable = False
+    return states
 
 
 def log_partition(w, d: int, states: np.ndarray | None = None, form: str = "zero_one") -> float:
@@ -149,13 +154,15 @@ class MHChain:
 
 
 class _SpinForms:
-    """Spin forms of ``w -> p(. | w)`` and of ``-(w' - w)^T phi`` on one fully connected graph (built once)."""
+    """Spin forms of ``w -> p(. | w)`` and of ``-(w' - w)^T phi`` on one fully connected graph (built once per
+    ``(d, form)``: :func:`_spin_forms`)."""
 
     def __init__(self, d: int, form: str = "zero_one"):
         _check_form(form)
         self.d, self.form = d, form
         self.template, _ = boltzmann_to_spin(np.zeros((d, d)), np.zeros(d))
         self.rows, self.cols = np.triu_indices(d, k=1)
+        self.rows.flags.writeable = self.cols.flags.writeable = False
 
     def model(self, w) -> tuple[BinaryPairwiseMRF, float]:
         """The spin model of weights ``w`` (zero biases) and its log-density offset (0 in the spin form)."""
@@ -164,6 +171,12 @@ class _SpinForms:
             return self.template.with_parameters(w, np.zeros(self.d)), 0.0
         field = (np.bincount(self.rows, w, self.d) + np.bincount(self.cols, w, self.d)) / 4.0
         return self.template.with_parameters(w / 4.0, field), float(w.sum() / 4.0)
+
+
+@functools.lru_cache(maxsize=8)
+def _spin_forms(d: int, form: str) -> _SpinForms:
+    """The :class:`_SpinForms` of ``(d, form)``, shared by every chain (its arrays are read-only)."""
+    return _SpinForms(d, form)
 
 
 def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_steps: int, prior_variance: float,
@@ -223,7 +236,7 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
     if not np.isfinite(ratio_offset):
         raise ValueError(f"ratio_offset must be finite, got {ratio_offset}")
     states = _all_statistics(d, model_form) if exact_ratios else None
-    forms = _SpinForms(d, model_form)
+    forms = _spin_forms(d, model_form)
     budget = equal_cost_budget(d, travel_time_periods=travel_time_periods, n_hmc_samples=inner_samples, clique_size=d - 1)
     inner = None if sampler == "exact" else LogRatioEstimator(forms.template, budget, sampler)
     rng = np.random.default_rng(seed)
@@ -238,8 +251,10 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
     exact = np.full(n_steps, np.nan)
     accepted = np.zeros(n_steps, dtype=bool)
     evaluations = 0
+    scale = np.sqrt(proposal_variance)
+    prior_distance = (w - mean) @ (w - mean)  # of the current weights, kept with them
     for step in range(n_steps):
-        proposal = w + np.sqrt(proposal_variance) * rng.standard_normal(m)
+        proposal = w + scale * rng.standard_normal(m)
         move = proposal - w
         if exact_ratios:
             log_z_new = log_partition(proposal, d, states)
@@ -255,10 +270,11 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
             ratio = -(log_ratio + offset) + ratio_offset  # log Z(w') - log Z(w) = -log E_{w'}[exp q]
             evaluations += inner_evaluations
         estimated[step] = ratio
-        log_accept = (-((proposal - mean) @ (proposal - mean) - (w - mean) @ (w - mean)) / (2.0 * prior_variance)
+        proposal_distance = (proposal - mean) @ (proposal - mean)
+        log_accept = (-(proposal_distance - prior_distance) / (2.0 * prior_variance)
                       + move @ statistic - n_data * ratio)
         if np.log(rng.random()) < log_accept:
-            w = proposal
+            w, prior_distance = proposal, proposal_distance
             accepted[step] = True
             if exact_ratios:
                 log_z = log_z_new
