@@ -103,9 +103,10 @@ def form_statistic(y, form: str = "zero_one") -> np.ndarray:
     return pair_statistics(y if form == "zero_one" else 2.0 * y - 1.0).sum(axis=0)
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=1)
 def _all_statistics(d: int, form: str) -> np.ndarray:
-    """``phi`` of all ``2^d`` states (read-only; built once per ``(d, form)`` and shared by every chain)."""
+    """``phi`` of all ``2^d`` states (read-only; the last ``(d, form)``'s is kept, for the next chain: one array of
+    ``2^d d (d - 1) / 2`` floats is held, as a chain needs it anyway)."""
     if d > MAX_ENUMERATION_UNITS:
         raise ValueError(f"log Z by enumeration needs 2^d states; d = {d} exceeds {MAX_ENUMERATION_UNITS}")
     values = (0.0, 1.0) if form == "zero_one" else (-1.0, 1.0)
