@@ -130,6 +130,10 @@ def _uint32_words(value) -> list[int] | None:
     return None
 
 
+#: numpy's default SeedSequence pool size: a key suffix builds its SeedSequences with it.
+_DEFAULT_POOL_SIZE = np.random.SeedSequence(0).pool_size
+
+
 def spawned_chain_seeds(parent: np.random.SeedSequence, n_children: int, key_suffix: tuple = ()) -> np.ndarray:
     """``chain_seeds(SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, c, *key_suffix)), 1)[0]`` for
     ``c < n_children``: the kernel seed of a single chain seeded by each of ``parent.spawn(n_children)``'s children
@@ -147,10 +151,6 @@ def spawned_chain_seeds(parent: np.random.SeedSequence, n_children: int, key_suf
     key = tuple(parent.spawn_key)
     children = (np.random.SeedSequence(parent.entropy, spawn_key=(*key, c, *suffix)) for c in range(n_children))
     return np.array([chain_seeds(child, 1)[0] for child in children], dtype=np.uint64)
-
-
-#: numpy's default SeedSequence pool size: a key suffix builds its SeedSequences with it.
-_DEFAULT_POOL_SIZE = np.random.SeedSequence(0).pool_size
 
 
 def _spawned_first_words(root: np.random.SeedSequence, n_children: int, key_suffix: tuple = ()) -> np.ndarray | None:
