@@ -8,8 +8,9 @@
 
 import sys
 
-from dogs.experiments._guard import check_workflow_config, config_files_in_order
-from dogs.experiments._resources import time_table
+from dogs.experiments import FAMILIES
+from dogs.workflow.cost import time_table
+from dogs.workflow.guard import check_workflow_config, config_files_in_order
 
 
 configfile: "config/config.yaml"
@@ -18,12 +19,15 @@ configfile: "config/config.yaml"
 report: "rules/captions/workflow.rst"
 
 
-# The guard (src/dogs/experiments/_guard.py), before any rule is read: every config file read defensively (Snakemake
+# The guard (src/dogs/workflow/guard.py), before any rule is read: every config file read defensively (Snakemake
 # read the --configfile ones through the same check), the schema, strict numbers, every family's cross-key checks,
-# and the estimated memory of one job and time of all jobs against resources.max_memory_gb and max_hours; each
-# error names the key and the config file that set it. The estimated job time per family is printed.
+# and the estimated memory of one job and time of all jobs against resources.max_memory_gb and max_hours, for every
+# family of FAMILIES (src/dogs/experiments/__init__.py); each error names the key and the config file that set it.
+# The estimated job time per family is printed.
 ESTIMATED_HOURS = check_workflow_config(
-    config, config_files_in_order(workflow.configfiles, workflow.overwrite_configfiles)
+    config,
+    config_files_in_order(workflow.configfiles, workflow.overwrite_configfiles),
+    FAMILIES,
 )
 if workflow.is_main_process:
     print(time_table(ESTIMATED_HOURS), file=sys.stderr)

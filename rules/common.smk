@@ -15,7 +15,7 @@ from dogs.data import (
     is_absent,
     require_dataset,
 )
-from dogs.experiments._resources import estimate_memory
+from dogs.experiments import estimate_memory
 
 RESULTS = config["results_dir"]
 FIGURES = config["figures_dir"]
@@ -109,7 +109,7 @@ def step_args(*keys, given=None):
 
 def memory_mb(family):
     """``resources: mem_mb`` of a compute rule: the resource guard's estimate for one job of ``family``
-    (src/dogs/experiments/_resources.py) plus 500 MB for the interpreter and its libraries.
+    (the family's memory model, src/dogs/experiments/<family>.py) plus 500 MB for the interpreter and its libraries.
     """
     return int(sum(estimate_memory(family, config[family]).values()) / 2**20) + 500
 

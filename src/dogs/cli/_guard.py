@@ -1,6 +1,6 @@
 """The ``dogs`` command's resource guard: the memory a request needs, estimated before anything is allocated.
 
-Like the workflow's guard (:mod:`dogs.experiments._resources`, whose limit it shares: 80 % of the
+Like the workflow's guard (:mod:`dogs.workflow.cost`), whose limit it shares (:mod:`dogs.resources`: 80 % of the
 machine's physical memory unless ``--max-memory-gb`` says otherwise), the estimates are generous upper
 bounds from the sizes of the arrays the code allocates, not measurements; their purpose is to refuse a
 request that cannot fit, with a message that names the option or file responsible, long before it is
@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from dogs.cli._checks import TooLargeError
-from dogs.experiments._resources import DEFAULT_FRACTION, memory_limit_bytes
+from dogs.resources import DEFAULT_FRACTION, memory_limit_bytes
 
 __all__ = ["BYTES_PER_TABLE_ENTRY", "Guard"]
 

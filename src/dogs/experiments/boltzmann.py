@@ -24,7 +24,7 @@ of the authors' code (``cmh_ratio: authors``, B1: CMH's ratio divided by F inste
 error measured against the exact ratios of a *different* chain, as the authors' Fig. 6 did). A variant whose only
 changes are ``chains``, ``inner_samples`` or ``samplers`` runs the main protocol (it enters the B2 series).
 
-Steps (``python -m dogs.experiments.boltzmann <step> ...``, see :mod:`dogs.experiments._cli`):
+Steps (``python -m dogs.experiments.boltzmann <step> ...``, see :mod:`dogs.workflow.shell`):
 
 ``compute-data``    wildcard ``bm_dataset``; output data (npz: y, statistic, d, N, W_true, b_true)
 ``compute-chains``  wildcard ``bm_dataset``; input data; outputs ``chains_<sampler>`` (npz), one per inner sampler
@@ -51,7 +51,6 @@ from scipy.special import erf, ndtr
 
 from dogs.claims import measured
 from dogs.data import load_heart_disease, require_dataset
-from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.learning.boltzmann_posterior import (
     MAX_ENUMERATION_UNITS,
@@ -64,6 +63,8 @@ from dogs.models.binary import BinaryPairwiseMRF
 from dogs.models.boltzmann import boltzmann_to_spin, spin_to_zero_one
 from dogs.samplers.exact_hmc import exact_hmc
 from dogs.seeds import seed_record, seed_sequence
+from dogs.workflow.cost import Work
+from dogs.workflow.shell import Experiment, SettingsError
 
 FAMILY = "boltzmann"
 #: The data sets behind each figure (config keys of boltzmann.datasets).
@@ -111,7 +112,76 @@ def check_settings(settings: dict) -> None:
             raise SettingsError(f"config key boltzmann.variants.{variant}.cmh_ratio: the variant runs no CMH chain")
 
 
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings)
+def _boltzmann_job(s: dict, spec: dict, d: int) -> float:
+    """Bytes of one Boltzmann chains job: the weights of every chain, the data, the inner samples, log Z tables."""
+    return (spec["chains"] * d * d * 16 + spec.get("data_points", 2000) * d * 8
+            + s["outer_samples"] * d * d * 8 * len(s["samplers"])
+            + spec["inner_samples"] * 64 * d * 8
+            + (8.0 * 2 ** min(d, 1000) if d <= 30 else 0.0))  # log Z by enumeration
+
+
+def _variant_runs(s: dict):
+    """``(variant, data set, the data set's settings with the variant's counts, units)`` of every variant run."""
+    for variant, change in (s.get("variants") or {}).items():
+        for name in change["datasets"]:
+            spec = s["datasets"].get(name)
+            if spec is None:
+                continue
+            merged = {**spec, "chains": change.get("chains", spec["chains"]),
+                      "inner_samples": change.get("inner_samples", spec["inner_samples"])}
+            yield variant, name, merged, spec.get("units", 6)
+
+
+def memory_needed(s: dict) -> dict[str, float]:
+    """The memory model: ``{config key: bytes}`` of one job (:mod:`dogs.workflow.cost`)."""
+    out = {}
+    for name, spec in s["datasets"].items():
+        out[f"boltzmann.datasets.{name}"] = _boltzmann_job(s, spec, spec.get("units", 6))
+    for variant, name, spec, d in _variant_runs(s):
+        out[f"boltzmann.variants.{variant}"] = max(out.get(f"boltzmann.variants.{variant}", 0.0),
+                                                   _boltzmann_job(s, spec, d))
+    return out
+
+
+def work_needed(s: dict) -> list[Work]:
+    """The work model: the :class:`~dogs.workflow.cost.Work` of each compute rule."""
+    out = []
+    for name, spec in s["datasets"].items():
+        d = spec.get("units", 6)
+        exact = 2.0 ** d if d <= 10 else 0.0  # the exact ratio by enumeration, at every outer step
+        data = spec.get("data_points", 2000) * (spec.get("data_sweeps", 1) * d * d + exact)
+        out.append(Work("boltzmann_compute_data", {f"boltzmann.datasets.{name}.data_points": data}))
+        out.append(Work("boltzmann_compute_chains" if d <= 10 else "boltzmann_compute_chains_large", {
+            "boltzmann.samplers": len(s["samplers"]), f"boltzmann.datasets.{name}.chains": spec["chains"],
+            "boltzmann.outer_samples": s["outer_samples"],
+            f"boltzmann.datasets.{name}.inner_samples": spec["inner_samples"] + exact,
+            "boltzmann.travel_time_periods": s["travel_time_periods"], f"boltzmann.datasets.{name}.units": d * d}))
+    # a variant job runs the same chains (boltzmann_compute_variant): counted at the rate of the chains of its d
+    for variant, name, spec, d in _variant_runs(s):
+        change = s["variants"][variant]
+        exact = 2.0 ** d if d <= 10 else 0.0
+        out.append(Work("boltzmann_compute_chains" if d <= 10 else "boltzmann_compute_chains_large", {
+            "boltzmann.samplers": len(change.get("samplers", s["samplers"])),
+            f"boltzmann.variants.{variant}.chains": spec["chains"], "boltzmann.outer_samples": s["outer_samples"],
+            f"boltzmann.variants.{variant}.inner_samples": spec["inner_samples"] + exact,
+            "boltzmann.travel_time_periods": s["travel_time_periods"], f"boltzmann.datasets.{name}.units": d * d}))
+    return out
+
+
+#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
+NOT_SCALING = {
+    "boltzmann.proposal_variance": "a model parameter",
+    "boltzmann.datasets.*.prior.variance": "a model parameter",
+    "boltzmann.datasets.*.start.variance": "a model parameter",
+    "boltzmann.variants.*.prior.variance": "a model parameter",
+    "boltzmann.variants.*.start.variance": "a model parameter",
+    "boltzmann.within": "a level of the summary",
+    "boltzmann.synthetic_bias": "a model parameter",
+}
+
+
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
+                        not_scaling=NOT_SCALING)
 
 
 def dataset_settings(settings: dict, name: str) -> dict:

@@ -25,7 +25,7 @@ lengths relative to the ``s = 1`` scan's, with a 95% interval (delta method over
 the settling ``T`` of every repetition, and whether DoGS settles no later than the systematic scan
 ending on the target.
 
-Steps (``python -m dogs.experiments.loose_bounds <step> ...``, see :mod:`dogs.experiments._cli`):
+Steps (``python -m dogs.experiments.loose_bounds <step> ...``, see :mod:`dogs.workflow.shell`):
 
 ``compute-guarantees``  outputs model, guarantees (scale, scan, T, bound, bound_tight; T on the union of the
                         guarantee and bias grids), dogs_scans, runs
@@ -44,7 +44,6 @@ import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise, loosen
 from dogs.claims import measured
-from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
 from dogs.samplers.recording import mean_by_scan_and_length
@@ -54,6 +53,8 @@ from dogs.scans.guarantees import length_grid, scan_family, systematic
 from dogs.scans.variation import dobrushin_variation, dobrushin_variation_curve
 from dogs.seeds import seed_record, seed_sequence
 from dogs.summaries import bias_settles_at, mean_abs_bias
+from dogs.workflow.cost import BYTES_PER_STEP, BYTES_PER_VARIABLE, Work, grid_sum, grid_total
+from dogs.workflow.shell import Experiment, SettingsError
 
 FAMILY = "loose_bounds"
 #: Scans of the verdict measurement: DoGS and the fair systematic baseline (last step on the target at every T).
@@ -79,7 +80,52 @@ def check_settings(settings: dict) -> None:
             raise SettingsError(f"config key loose_bounds.{key}: stop < start: {spec!r}")
 
 
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings)
+def memory_needed(s: dict) -> dict[str, float]:
+    """The memory model: ``{config key: bytes}`` of one job (:mod:`dogs.workflow.cost`)."""
+    p = s["side"] ** 2
+    count, total = grid_sum(s["lengths"])
+    b_count, b_max = grid_sum(s["bias"]["lengths"])
+    return {
+        "loose_bounds.side": p * BYTES_PER_VARIABLE,
+        "loose_bounds.lengths": len(s["scales"]) * (total * BYTES_PER_STEP * 2 + count * p * 8),
+        "loose_bounds.bias.n_chains": s["bias"]["n_chains"] * (p * 2 + b_count * len(s["bias"]["scans"]) * 8),
+        # the verdict's chains: one repetition at a time, two scans (systematic_aligned, dogs)
+        "loose_bounds.verdict.n_chains": s["verdict"]["n_chains"] * (p * 2 + grid_sum(s["verdict"]["lengths"])[0] * 2 * 8),
+    }
+
+
+def work_needed(s: dict) -> list[Work]:
+    """The work model: the :class:`~dogs.workflow.cost.Work` of each compute rule."""
+    p = s["side"] ** 2
+    count, _ = grid_sum(s["lengths"])
+    b, v = s["bias"], s["verdict"]
+    return [
+        Work("loose_bounds_compute_guarantees", {"loose_bounds.scales": len(s["scales"]),
+                                                 "loose_bounds.lengths": grid_total(s["lengths"]) + count * p}),
+        Work("loose_bounds_compute_bias", {"loose_bounds.scales": len(s["scales"]),
+                                           "loose_bounds.bias.n_chains": b["n_chains"],
+                                           "loose_bounds.bias.lengths": grid_total(b["lengths"]),
+                                           "loose_bounds.bias.scans": len(b["scans"])}),
+        Work("loose_bounds_compute_bias_verdict", {"loose_bounds.scales": len(s["scales"]),
+                                                   "loose_bounds.verdict.repetitions": v["repetitions"],
+                                                   "loose_bounds.verdict.n_chains": v["n_chains"],
+                                                   "loose_bounds.verdict.lengths": 2 * grid_total(v["lengths"])}),
+    ]
+
+
+#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
+NOT_SCALING = {
+    "loose_bounds.coupling": "a model parameter",
+    "loose_bounds.field": "a model parameter",
+    "loose_bounds.target": "a variable index",
+    "loose_bounds.scales[]": "looseness factors; their number is counted (loose_bounds.scales)",
+    "loose_bounds.bias.initial_state": "a spin value",
+    "loose_bounds.bias.speed_level": "a level of the summary",
+}
+
+
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
+                        not_scaling=NOT_SCALING)
 
 
 def build_model(cfg: dict) -> BinaryPairwiseMRF:

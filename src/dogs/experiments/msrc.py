@@ -29,7 +29,7 @@ Verdicts are paired across the splits (both scans segment the same test images a
 judged as non-inferiority at the margin stated in ``config/paper_claims.yaml``, against whichever systematic
 baseline (the paper's phase or the aligned one) the data favour more.
 
-Steps (``python -m dogs.experiments.msrc <step> ...``, see :mod:`dogs.experiments._cli`):
+Steps (``python -m dogs.experiments.msrc <step> ...``, see :mod:`dogs.workflow.shell`):
 
 ``compute-features``  output features (npz): every selected image's descriptors, words and patch labels
 ``compute-scan``      output dogs_scan (npz): the DoGS scan, its bound, epsilon and setup seconds
@@ -47,7 +47,6 @@ import pandas as pd
 
 from dogs.claims import measured
 from dogs.data import require_dataset
-from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import meta_path, read_json, write_csv, write_meta, write_npz
 from dogs.learning.plsa import fit_plsa, fold_in, patch_log_likelihoods
 from dogs.samplers.discrete_gibbs import run_discrete_gibbs
@@ -66,6 +65,8 @@ from dogs.segmentation.mfam import centre_weights, hamming_error, mfam_model
 from dogs.segmentation.msrc import CLASSES, MSRCArchive
 from dogs.segmentation.region_scan import region_scan, region_systematic_scan
 from dogs.seeds import seed_record, seed_sequence
+from dogs.workflow.cost import Work
+from dogs.workflow.shell import Experiment, SettingsError
 
 FAMILY = "msrc"
 METHODS = ("plsa", "systematic", "dogs")  # the paper's Fig. 7
@@ -86,7 +87,44 @@ def check_settings(settings: dict) -> None:
         raise SettingsError(f"config key msrc.chains_reported: {too_many} exceed msrc.chains = {settings['chains']}")
 
 
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings)
+def memory_needed(s: dict) -> dict[str, float]:
+    """The memory model: ``{config key: bytes}`` of one job (:mod:`dogs.workflow.cost`)."""
+    rows, cols = s["region"]
+    return {
+        "msrc.codebook_size": s["codebook_size"] * 200 * 8 * 64,
+        "msrc.chains": s["chains"] * s["test_images"] * rows * cols * 8 * 16,
+    }
+
+
+def work_needed(s: dict) -> list[Work]:
+    """The work model: the :class:`~dogs.workflow.cost.Work` of each compute rule."""
+    images = 8 * (s["images_per_group"] or 30)
+    rows, cols = s["region"]
+    patches = 140  # patches per image on the fixed patch grid (10 x 14)
+    train = max(images - s["test_images"], 1)
+    colour, cells = s["colour"], s["position_cells"]
+    words = s["codebook_size"] + colour["hue_bins"] + colour["value_bins"] + cells[0] * cells[1]
+    per_split = (train * patches * s["codebook_size"]  # k-means codebook
+                 + s["plsa"]["iterations"] * train * patches * words  # PLSA by EM
+                 + s["test_images"] * patches * (s["plsa"]["fold_in_iterations"] * words + s["chains"] * 2 * rows * cols))
+    return [
+        Work("msrc_compute_features", {"msrc.images_per_group": images}),
+        Work("msrc_compute_split", {"msrc.splits": s["splits"], "msrc.codebook_size": per_split}, jobs=s["splits"]),
+    ]
+
+
+#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
+NOT_SCALING = {
+    "msrc.sigma": "a model parameter",
+    "msrc.colour.saturation_floor": "a feature threshold",
+    "msrc.plsa.smoothing": "a smoothing weight",
+    "msrc.chains_reported[]": "subsets of the first n chains re-labelled from the stored draws (n at most "
+                              "msrc.chains, which the estimates read)",
+}
+
+
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
+                        not_scaling=NOT_SCALING)
 
 
 def selected_names(archive: MSRCArchive, per_group) -> list[str]:

@@ -1,6 +1,6 @@
 r"""E4: end-to-end wall-clock time of systematic scan vs DoGS (DoGS §5.2, App. B.2, Figs. 2, 10, 11).
 
-Steps (``python -m dogs.experiments.timing <step> ...``, see :mod:`dogs.experiments._cli`; one
+Steps (``python -m dogs.experiments.timing <step> ...``, see :mod:`dogs.workflow.shell`; one
 Snakemake rule each, ``rules/timing.smk``)::
 
     compute            wildcards side, trial; outputs run (JSON record), trace (running estimates, CSV)
@@ -62,7 +62,6 @@ import numpy as np
 import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise
-from dogs.experiments._cli import Experiment, SettingsError
 from dogs.experiments.common import Stopwatch
 from dogs.io import machine_info, read_json, write_csv, write_json, write_meta
 from dogs.models.binary import grid_edges, grid_model
@@ -72,6 +71,8 @@ from dogs.scans.guarantees import systematic as systematic_in_phase
 from dogs.scans.variation import dobrushin_variation
 from dogs.seeds import make_rng, seed_record, seed_sequence
 from dogs.summaries import first_staying_at_or_below
+from dogs.workflow.cost import BYTES_PER_STEP, BYTES_PER_VARIABLE, Work
+from dogs.workflow.shell import Experiment, SettingsError
 
 __all__ = [
     "EXPERIMENT",
@@ -110,7 +111,54 @@ def check_settings(settings: dict) -> None:
 
 
 # Every other key is checked on its own by config/schema.yaml (the shell).
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings)
+def memory_needed(s: dict) -> dict[str, float]:
+    """The memory model: ``{config key: bytes}`` of one job (:mod:`dogs.workflow.cost`)."""
+    out = {}
+    for key in ("main_side", "small_side"):
+        p = s[key] ** 2
+        out[f"timing.{key}"] = p * BYTES_PER_VARIABLE + s["systematic_sweeps"] * p * BYTES_PER_STEP
+    return out
+
+
+#: timing_compute in units of one Gibbs step: the model and the five timed DoGS setups cost about as much per
+#: variable as this many systematic sample points of two sweeps (scaling benchmark, 10^6 variables: 1.2 us per
+#: variable for the model, 0.2 us per setup, 8.4 ns per two-sweep point), and a DoGS sample point (16 steps and
+#: the reset of the visited sites, 0.4 us) as this many steps.
+_TIMING_SETUP_POINTS = 250
+_TIMING_DOGS_POINT_STEPS = 100
+
+
+def work_needed(s: dict) -> list[Work]:
+    """The work model: the :class:`~dogs.workflow.cost.Work` of each compute rule."""
+    trials = s["main_trials"] + 1  # the main grid's trials and the small grid's one
+    variables = s["main_trials"] * s["main_side"] ** 2 + s["small_side"] ** 2  # over all trials
+    return [
+        # the systematic points (sweeps * p Gibbs steps each) and, in the same units, the model and setups
+        Work("timing_compute", {"timing.systematic_sweeps": s["systematic_sweeps"], "timing.main_side": variables,
+                                "timing.systematic_points": s["systematic_points"] + _TIMING_SETUP_POINTS},
+             jobs=trials, seconds=trials * s["full_reset_probe_seconds"]),
+        Work("timing_compute", {"timing.dogs_points": trials * s["dogs_points"] * _TIMING_DOGS_POINT_STEPS}, jobs=0),
+        Work("timing_compute_epsilon", {"timing.epsilon_factors": len(s["epsilon_factors"]),
+                                        "timing.epsilon_points": s["epsilon_points"]}),
+    ]
+
+
+#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
+NOT_SCALING = {
+    "timing.max_coupling": "a model parameter",
+    "timing.doubling_start": "first length of the doubling search, which stops at the DoGS length (16 at paper scale)",
+    "timing.checkpoints_per_decade": "points of the running estimate recorded per decade of sample count (logarithmic)",
+    "timing.speedup_samples[]": "numbers of sample points at which the measured speed-up curve is read (no sampling)",
+    "timing.settle_level": "a level of the summary",
+    "timing.target_setup_seconds": "an engineering target, reported",
+    "timing.target_step_seconds": "an engineering target, reported",
+    "timing.target_point_seconds": "an engineering target, reported",
+    "timing.epsilon_factors[]": "early-stopping levels; their number is counted (timing.epsilon_factors)",
+}
+
+
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
+                        not_scaling=NOT_SCALING)
 
 
 def check_side_and_trial(settings: dict, side: int, trial: int | None = None) -> None:

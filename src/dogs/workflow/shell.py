@@ -1,7 +1,9 @@
-"""The experiment shell: one command line, one logger and one settings check for every experiment.
+"""The step shell: one object per experiment family, with its command line, its checks and its cost.
 
-Every experiment module builds an :class:`Experiment`, registers its steps and calls
-:meth:`Experiment.main`. A Snakemake rule runs one step::
+Every experiment module builds one :class:`Experiment`, ``Experiment(family, __doc__, check=..., memory=...,
+work=...)``, registers its steps and calls :meth:`Experiment.run`. The object is all the workflow knows of a family:
+the guard (:mod:`dogs.workflow.guard`) runs its ``check`` and the cost engine (:mod:`dogs.workflow.cost`) its
+``memory`` and ``work`` models, for every family of ``dogs.experiments.FAMILIES``. A Snakemake rule runs one step::
 
     python -m dogs.experiments.<family> <step> --settings JSON --seed ROOT
         [--input NAME=PATH ...] [--output NAME=PATH ...] [--wildcard NAME=VALUE ...]
@@ -40,7 +42,8 @@ from typing import Callable
 import yaml
 
 from dogs.config import ConfigError, check_strict_types
-from dogs.experiments._resources import ResourceError, check_memory, memory_limit_bytes
+from dogs.resources import memory_limit_bytes
+from dogs.workflow.cost import ResourceError, Work, check_memory
 
 __all__ = ["Experiment", "StepContext", "SettingsError", "load_schema_slice", "validate_settings", "STEP_KINDS"]
 
@@ -160,10 +163,21 @@ Step = Callable[[StepContext], None]
 
 
 class Experiment:
-    """The command line of one experiment family: ``Experiment("ising10", __doc__)`` then ``@exp.step(...)``."""
+    """One experiment family: ``Experiment("ising10", __doc__, check=..., memory=..., work=...)``, then
+    ``@EXPERIMENT.step(...)`` for each step.
+
+    - ``check(settings)``: the checks that span several keys of the family's config section (the schema checks
+      each key alone); raises :class:`SettingsError` naming the key.
+    - ``memory(settings) -> {config key: bytes}``: the largest allocations of one job, each named by the key that
+      drives it (generous upper bounds; :mod:`dogs.workflow.cost`).
+    - ``work(settings) -> [Work, ...]``: the work of each compute rule, as factors named by their keys.
+    - ``not_scaling``: ``{numeric key: reason}`` for the family's numeric keys that neither model reads.
+    """
 
     def __init__(self, family: str, doc: str | None, *, config_section: str | None = "",
-                 check: Callable[[dict], None] | None = None, settings_schema: dict | None = None):
+                 check: Callable[[dict], None] | None = None, settings_schema: dict | None = None,
+                 memory: Callable[[dict], dict[str, float]] | None = None,
+                 work: Callable[[dict], list[Work]] | None = None, not_scaling: dict[str, str] | None = None):
         """``config_section`` is the config key of the settings (default: the family); ``None``: settings that
         are not a config slice, checked against ``settings_schema`` (a JSON schema; ``None``: no settings)."""
         self.family = family
@@ -171,7 +185,18 @@ class Experiment:
         self.settings_schema = settings_schema
         self.description = (doc or family).strip().splitlines()[0]
         self.check = check
+        self.memory = memory
+        self.work = work
+        self.not_scaling = dict(not_scaling or {})
         self.steps: dict[str, Step] = {}
+
+    def estimate_memory(self, settings: dict) -> dict[str, float]:
+        """``{config key: bytes}``: the estimated memory each key's allocations need in one job of the family."""
+        return {} if self.memory is None else {key: float(value) for key, value in self.memory(settings).items()}
+
+    def estimate_work(self, settings: dict) -> list[Work]:
+        """The :class:`~dogs.workflow.cost.Work` of every compute rule of the family under ``settings``."""
+        return [] if self.work is None else self.work(settings)
 
     def step(self, name: str):
         """Register a step; its name is ``compute``, ``summarise``, ``plot`` or one of them plus ``-<what>``."""
@@ -235,7 +260,7 @@ class Experiment:
                 self.check(settings)
             if self.config_section:
                 try:
-                    check_memory(self.config_section, settings, memory_limit_bytes(args.max_memory_gb))
+                    check_memory(self, settings, memory_limit_bytes(args.max_memory_gb))
                 except ResourceError as exc:
                     raise SettingsError(str(exc)) from None
             inputs = _pairs(args.input, "--input")

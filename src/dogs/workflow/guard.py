@@ -1,7 +1,9 @@
 """The workflow's guard: everything the Snakefile checks about its configuration before planning a job.
 
-:func:`check_workflow_config` runs, in this order, and stops at the first problem with a
-:class:`~dogs.config.ConfigError` that names the key and the config file that set it:
+:func:`check_workflow_config` takes the merged config and the experiment families (the Snakefile passes
+``dogs.experiments.FAMILIES``: one :class:`~dogs.workflow.shell.Experiment` object per family), runs, in this
+order, and stops at the first problem with a :class:`~dogs.config.ConfigError` that names the key and the config
+file that set it:
 
 1. every config file read defensively (:func:`dogs.config.load_config_file`: size, encoding, YAML
    aliases, syntax with file and line, duplicate keys). Snakemake has read the ``--configfile`` files
@@ -12,7 +14,7 @@
 4. the checks that span several keys, each family's own ``check`` (``ising10.lengths`` with
    ``stop < start``, ``scan_order.n_values`` beyond ``max_states``, ...): the same functions the
    experiment shell runs before a step, run here for every family before any job;
-5. the resource guard (:mod:`dogs.experiments._resources`): the memory of one job of every family
+5. the resource guard (:mod:`dogs.workflow.cost`): the memory of one job of every family
    against ``resources.max_memory_gb``, and the job time of the whole run against
    ``resources.max_hours``.
 
@@ -21,21 +23,16 @@ It returns the estimated job hours per family, which the Snakefile prints.
 
 from __future__ import annotations
 
-import importlib
 import re
 from pathlib import Path
 
 import yaml
 
 from dogs.config import ConfigError, check_config_files, check_strict_types, key_source
-from dogs.experiments._cli import SettingsError
-from dogs.experiments._resources import ResourceError, check_config_memory, check_config_time
+from dogs.workflow.cost import ResourceError, check_config_memory, check_config_time, configured
+from dogs.workflow.shell import SettingsError
 
-__all__ = ["FAMILIES", "check_workflow_config", "config_files_in_order", "cross_key_checks"]
-
-#: Config sections that are experiment families with a module ``dogs.experiments.<family>``.
-FAMILIES = ("ising10", "ising40", "loose_bounds", "timing", "scan_order", "mcmc_mle", "annular_ising", "boltzmann",
-            "msrc")
+__all__ = ["check_workflow_config", "config_files_in_order", "cross_key_checks"]
 
 _KEY = re.compile(r"config key ([A-Za-z0-9_.*\[\]-]+?):")
 
@@ -69,15 +66,11 @@ def _schema_errors(config: dict, schema: dict) -> None:
         raise ConfigError(f"config key {key or '(top level)'}: {error.message}{more}")
 
 
-def cross_key_checks(config: dict) -> None:
+def cross_key_checks(config: dict, families) -> None:
     """Every family's checks that span several keys (its ``Experiment.check``), on the whole config."""
-    for family in FAMILIES:
-        if not isinstance(config.get(family), dict):
-            continue
-        module = importlib.import_module(f"dogs.experiments.{family}")
-        check = getattr(module.EXPERIMENT, "check", None)
-        if check is not None:
-            check(config[family])
+    for family, settings in configured(config, families):
+        if family.check is not None:
+            family.check(settings)
 
 
 def config_files_in_order(loaded, from_command_line) -> list[Path]:
@@ -87,9 +80,10 @@ def config_files_in_order(loaded, from_command_line) -> list[Path]:
     return [Path(p) for p in loaded if Path(p) not in command_line] + command_line
 
 
-def check_workflow_config(config: dict, config_files, schema_path="config/schema.yaml",
+def check_workflow_config(config: dict, config_files, families, schema_path="config/schema.yaml",
                           reference_path="config/config.yaml") -> dict[str, float]:
-    """Check the merged ``config`` of a run (module docstring); ``config_files`` in Snakemake's merge order.
+    """Check the merged ``config`` of a run (module docstring); ``config_files`` in Snakemake's merge order,
+    ``families`` the experiment objects whose sections are checked.
 
     Returns the estimated job hours per family. Raises :class:`ConfigError` naming the key and the file.
     """
@@ -103,8 +97,8 @@ def check_workflow_config(config: dict, config_files, schema_path="config/schema
             check_strict_types(config, schema)
         except ConfigError as exc:
             raise ConfigError(f"config key {exc}") from None
-        cross_key_checks(config)
-        check_config_memory(config)
-        return check_config_time(config, reference)
+        cross_key_checks(config, families)
+        check_config_memory(config, families)
+        return check_config_time(config, families, reference)
     except (ConfigError, SettingsError, ResourceError) as exc:
         raise ConfigError(_with_source(str(exc), paths, loaded)) from None

@@ -1,0 +1,53 @@
+"""The benchmarks family: the cost of the ``benchmarks`` config section (the library's speed benchmarks).
+
+Its steps are the scripts of :mod:`dogs.benchmarks` (``python -m dogs.benchmarks.<name>``, called by
+``rules/benchmarks.smk``), which take command-line options rather than the config slice; this module declares what
+the workflow needs to know about the family before anything runs: the memory one benchmark job needs and the work
+of each benchmark rule, as every other family does in its own module.
+"""
+
+from __future__ import annotations
+
+from dogs.workflow.cost import BYTES_PER_STEP, BYTES_PER_VARIABLE, Work
+from dogs.workflow.shell import Experiment
+
+FAMILY = "benchmarks"
+
+
+def memory_needed(s: dict) -> dict[str, float]:
+    """The memory model: ``{config key: bytes}`` of one job (:mod:`dogs.workflow.cost`)."""
+    return {
+        "benchmarks.gibbs_side": s["gibbs_side"] ** 2 * BYTES_PER_VARIABLE,
+        "benchmarks.dogs_side": s["dogs_side"] ** 2 * (BYTES_PER_VARIABLE + 2 * BYTES_PER_STEP),
+        "benchmarks.pgmpy_side": 8.0 * 2 ** min(s["pgmpy_side"] * 2, 1000) * 4,  # a junction-tree clique table
+        "benchmarks.binary_bm_size": s["binary_bm_size"] ** 2 * 8 * 16 + s["binary_hmc_samples"] * s["binary_bm_size"] * 8,
+    }
+
+
+def work_needed(s: dict) -> list[Work]:
+    """The work model: the :class:`~dogs.workflow.cost.Work` of each compute rule."""
+    p_pgmpy = s["pgmpy_side"] ** 2
+    return [
+        # the Gibbs sweeps of every repeat, and pgmpy's setup, which tables every conditional: p 2^p
+        Work("benchmark_gibbs", {"benchmarks.repeats": s["repeats"],
+                                 "benchmarks.gibbs_side": s["gibbs_side"] ** 2 + p_pgmpy * 2.0 ** p_pgmpy}),
+        Work("benchmark_dogs", {"benchmarks.dogs_side": s["dogs_side"] ** 2}),
+        # every sampler at the budget of binary_hmc_samples exact-HMC trajectories, on the 9x9 torus and the d-unit
+        # Boltzmann machine (d^2 couplings per trajectory step)
+        Work("benchmark_binary_samplers", {"benchmarks.repeats": s["repeats"],
+                                           "benchmarks.binary_hmc_samples": s["binary_hmc_samples"],
+                                           "benchmarks.binary_bm_size": 81 + s["binary_bm_size"] ** 2}),
+    ]
+
+
+#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
+NOT_SCALING = {
+    "benchmarks.heatmap_settings": "the benchmark projects a run time from it; nothing runs that many times",
+    "benchmarks.heatmap_runs": "the benchmark projects a run time from it; nothing runs that many times",
+    "benchmarks.scaling_sides[]": "the scaling benchmark is not part of `all` (target `scaling`); it skips every "
+                                  "side that would not fit the memory available",
+    "benchmarks.scaling_repeats": "the scaling benchmark is not part of `all` (target `scaling`)",
+}
+
+
+EXPERIMENT = Experiment(FAMILY, __doc__, memory=memory_needed, work=work_needed, not_scaling=NOT_SCALING)

@@ -1,0 +1,148 @@
+"""Which config keys the cost estimates read: every numeric key scales a cost or says why it does not.
+
+Every numeric key of ``config/schema.yaml`` either feeds an estimate of its family (memory or time, the
+``memory=``/``work=`` models of its :class:`~dogs.workflow.shell.Experiment` object) or is listed as not scaling,
+with the reason: in its family's ``not_scaling=``, or in :data:`NOT_SCALING` here for the keys of no family.
+:func:`keys_read` records what the models read (by wrapping the settings), ``tests/test_guard.py`` walks the schema
+and fails for a numeric key that is neither, so a new key cannot be forgotten, and :func:`scaling_table` prints the
+README's table (``python -m dogs.experiments table``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from dogs.workflow.cost import configured
+
+__all__ = ["NOT_SCALING", "keys_read", "not_scaling", "numeric_schema_keys", "scaling_table", "schema_pattern"]
+
+#: Numeric keys of no experiment family that cost neither memory nor time, with the reason.
+NOT_SCALING: dict[str, str] = {
+    "root_seed": "a seed",
+    "resources.max_memory_gb": "the memory limit itself",
+    "resources.max_hours": "the time limit itself",
+}
+
+
+class _Reads:
+    """Records the dotted keys an estimator reads from a settings mapping (``[i]`` for list items)."""
+
+    def __init__(self):
+        self.keys: set[str] = set()
+
+    def wrap(self, value, path: str):
+        if isinstance(value, dict):
+            return _TrackedDict(value, path, self)
+        if isinstance(value, list) and any(isinstance(item, dict) for item in value):
+            return [self.wrap(item, f"{path}[{i}]") for i, item in enumerate(value)]
+        return value
+
+
+class _TrackedDict(dict):
+    def __init__(self, data: dict, path: str, reads: _Reads):
+        super().__init__(data)
+        self._path, self._reads = path, reads
+
+    def _key(self, key) -> str:
+        return f"{self._path}.{key}" if self._path else str(key)
+
+    def __getitem__(self, key):
+        self._reads.keys.add(self._key(key))
+        return self._reads.wrap(super().__getitem__(key), self._key(key))
+
+    def get(self, key, default=None):
+        self._reads.keys.add(self._key(key))
+        return self._reads.wrap(super().get(key, default), self._key(key))
+
+    def items(self):
+        return [(key, self[key]) for key in self]
+
+    def values(self):
+        return [self[key] for key in self]
+
+
+def keys_read(family, settings: dict) -> tuple[set[str], set[str]]:
+    """``(keys the memory model reads, keys the work model reads)`` of ``family`` (an experiment object) under
+    ``settings``, as dotted keys from the config's top level."""
+    found = []
+    for estimate in (family.estimate_memory, family.estimate_work):
+        reads = _Reads()
+        estimate(reads.wrap(settings, family.config_section))
+        found.append(reads.keys)
+    return found[0], found[1]
+
+
+def not_scaling(families) -> dict[str, str]:
+    """Every numeric key marked as not scaling, with the reason: :data:`NOT_SCALING` and each family's own."""
+    out = dict(NOT_SCALING)
+    for family in families:
+        out.update(family.not_scaling)
+    return out
+
+
+def schema_pattern(schema: dict, key: str) -> str:
+    """The schema's name of a concrete dotted key: ``boltzmann.datasets.heart.chains`` ->
+    ``boltzmann.datasets.*.chains``, ``mcmc_mle.models[0].rows`` -> ``mcmc_mle.models[].rows``."""
+    out, node = [], schema
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", key):
+        if part.startswith("["):
+            out[-1] += "[]"
+            node = node.get("items", {}) if isinstance(node, dict) else {}
+            continue
+        properties = node.get("properties", {}) if isinstance(node, dict) else {}
+        if part in properties:
+            out.append(part)
+            node = properties[part]
+        else:
+            out.append("*")
+            extra = node.get("additionalProperties") if isinstance(node, dict) else None
+            node = extra if isinstance(extra, dict) else {}
+    return ".".join(out)
+
+
+def numeric_schema_keys(schema: dict, prefix: str = "") -> set[str]:
+    """Every key pattern of ``schema`` whose value may be a number (``x[]`` for list items, ``*`` for free names)."""
+    out: set[str] = set()
+    if not isinstance(schema, dict):
+        return out
+    for alternative in schema.get("oneOf", []) + schema.get("anyOf", []):
+        out |= numeric_schema_keys(alternative, prefix)
+    kind = schema.get("type")
+    kinds = {kind} if isinstance(kind, str) else set(kind or ())
+    numeric_enum = any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in schema.get("enum", []))
+    if kinds & {"integer", "number"} or numeric_enum:
+        out.add(prefix)
+    for name, sub in schema.get("properties", {}).items():
+        out |= numeric_schema_keys(sub, f"{prefix}.{name}" if prefix else name)
+    if isinstance(schema.get("additionalProperties"), dict):
+        out |= numeric_schema_keys(schema["additionalProperties"], f"{prefix}.*")
+    if isinstance(schema.get("items"), dict):
+        out |= numeric_schema_keys(schema["items"], f"{prefix}[]")
+    return out
+
+
+def scaling_table(schema: dict, configs, families) -> str:
+    """The README's table of which keys each estimate reads, per family, from the shipped ``configs``, and the
+    numeric keys the family marks as not scaling."""
+    read: dict[str, tuple[set, set]] = {}
+    quiet: dict[str, set] = {}
+    for config in configs:
+        for family, settings in configured(config, families):
+            memory, time_ = keys_read(family, settings)
+            mine = read.setdefault(family.config_section, (set(), set()))
+            mine[0].update(schema_pattern(schema, k) for k in memory)
+            mine[1].update(schema_pattern(schema, k) for k in time_)
+            quiet[family.config_section] = set(family.not_scaling)
+    numeric = numeric_schema_keys(schema)
+
+    def cell(family, keys):
+        leaves = {k for k in keys if k in numeric or k + "[]" in numeric}  # numbers, and lists of numbers
+        grids = {re.sub(r"\.(start|stop|step|per_decade)$", "", k) for k in leaves}  # a length grid as one key
+        short = sorted(k.removeprefix(family + ".") for k in grids)
+        return ", ".join(f"`{k}`" for k in short) or "–"
+
+    lines = ["| family | memory estimate reads | time estimate reads | marked as not scaling |",
+             "|---|---|---|---|"]
+    for family, (memory, time_) in read.items():
+        lines.append(f"| {family} | {cell(family, memory)} | {cell(family, time_)} | {cell(family, quiet[family])} |")
+    return "\n".join(lines)
