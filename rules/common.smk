@@ -71,7 +71,7 @@ def settings(*keys):
 
 
 def step_args(*keys, given=None):
-    """A params function giving an experiment step everything it may read (see dogs/experiments/_cli.py).
+    """A params function giving an experiment step everything it may read (see src/dogs/workflow/shell.py).
 
     ``--settings`` (the config slice at ``keys``; ``{}`` without keys; the dict ``given`` for a step whose settings
     are not a config slice), ``--seed``, ``--threads``, and every named input,

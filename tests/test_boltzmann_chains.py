@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dogs._kernels.quadratic import quadratic_values
-from dogs.experiments import boltzmann
+from dogs.experiments import boltzmann, common
 from dogs.learning.boltzmann_posterior import _SpinForms, pair_statistics
 from dogs.models import BinaryPairwiseMRF, grid_model
 from dogs.samplers.binary import log_mean_exp_quadratic
@@ -101,9 +101,9 @@ def test_shutdown_ends_the_worker_processes_and_counts_their_cpu_time():
     statistic = pair_statistics(np.random.default_rng(4).integers(0, 2, (30, 6))).sum(axis=0)
     children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     first = boltzmann.run_chains(cfg, spec, statistic, 6, 30, "hmc", seed_sequence(2, "chains"), workers=2)
-    assert len(boltzmann._POOLS) == 1
+    assert common.open_worker_pools() == 1
     boltzmann.shutdown_workers()
-    assert not boltzmann._POOLS
+    assert common.open_worker_pools() == 0
     children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert children_after.ru_utime + children_after.ru_stime > children_before.ru_utime + children_before.ru_stime
     again = boltzmann.run_chains(cfg, spec, statistic, 6, 30, "hmc", seed_sequence(2, "chains"), workers=2)

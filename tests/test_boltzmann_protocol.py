@@ -22,7 +22,7 @@ import pytest
 from dogs.claims import load_paper_claims, verdict
 from dogs.exact import brute_force
 from dogs.experiments import annular_ising, boltzmann
-from dogs.experiments._cli import SettingsError
+from dogs.workflow.shell import SettingsError
 from dogs.learning import boltzmann_posterior
 from dogs.learning.boltzmann_posterior import (
     _SpinForms,
@@ -329,7 +329,7 @@ def test_the_spin_form_runs_end_to_end_and_refuses_data_of_the_other_form(tmp_pa
 
 
 def test_variant_benchmarks_calibrate_the_chains_rate_of_their_data_set():
-    from dogs.experiments._resources import rule_of
+    from dogs.workflow.cost import rule_of
 
     rules = ["boltzmann_compute_chains", "boltzmann_compute_chains_large", "boltzmann_compute_variant"]
     folder = "results/benchmarks/snakemake/"

@@ -1,4 +1,4 @@
-"""The workflow's guard (src/dogs/experiments/_guard.py, _resources.py, dogs.config): every bad config of issue 30
+"""The workflow's guard (src/dogs/workflow/guard.py, cost.py, keys.py, dogs.config): every bad config of issue 30
 is refused before Snakemake plans a single job, naming the key and the config file, and no numeric config key
 escapes both the memory and the time estimate."""
 
@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 from dogs.config import ConfigError
-from dogs.experiments import _resources
-from dogs.experiments._guard import check_workflow_config
-from dogs.experiments._resources import (DEFAULT_MAX_HOURS, JOB_RATES, NOT_SCALING, check_config_time, estimate_work,
-                                         keys_read, numeric_schema_keys, scaling_table, schema_pattern)
+from dogs.experiments import FAMILIES
+from dogs.workflow.cost import DEFAULT_MAX_HOURS, JOB_RATES, RATE_FROM, ResourceError, check_config_time, configured
+from dogs.workflow.guard import check_workflow_config
+from dogs.workflow.keys import keys_read, not_scaling, numeric_schema_keys, scaling_table, schema_pattern
 from experiment_cli import ROOT, merged_configs
 from test_config import HOSTILE
 
@@ -98,7 +98,7 @@ def test_the_shipped_configs_pass_and_the_estimate_is_printed(tmp_path):
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert "Estimated job time" in proc.stderr and "scan_order" in proc.stderr, proc.stderr[-3000:]
     for config in (FULL, SMOKE):
-        hours = check_config_time(config, FULL)
+        hours = check_config_time(config, FAMILIES, FULL)
         assert set(hours) >= {"ising10", "scan_order", "boltzmann", "msrc"} and sum(hours.values()) < DEFAULT_MAX_HOURS
 
 
@@ -109,21 +109,21 @@ def test_in_process_refusals_name_the_file_quickly(tmp_path):
     config = _merge(SMOKE, {"timing": {"epsilon_points": 10**10}})
     tic = time.process_time()
     with pytest.raises(ConfigError, match=f"config key timing.epsilon_points \\(set in {bad}\\): .* hours"):
-        check_workflow_config(config, files, ROOT / "config" / "schema.yaml", ROOT / "config" / "config.yaml")
+        check_workflow_config(config, files, FAMILIES, ROOT / "config" / "schema.yaml", ROOT / "config" / "config.yaml")
     assert time.process_time() - tic < 5
 
 
 def test_the_time_limit_can_be_raised_deliberately():
     config = _merge(SMOKE, {"timing": {"epsilon_points": 10**10}})
-    with pytest.raises(_resources.ResourceError, match="resources.max_hours"):
-        check_config_time(config, FULL)
-    need = sum(check_config_time(_merge(config, {"resources": {"max_hours": 10**6}}), FULL).values())
-    check_config_time(_merge(config, {"resources": {"max_hours": need * 1.01}}), FULL)
+    with pytest.raises(ResourceError, match="resources.max_hours"):
+        check_config_time(config, FAMILIES, FULL)
+    need = sum(check_config_time(_merge(config, {"resources": {"max_hours": 10**6}}), FAMILIES, FULL).values())
+    check_config_time(_merge(config, {"resources": {"max_hours": need * 1.01}}), FAMILIES, FULL)
 
 
 def test_every_compute_rule_has_a_measured_rate():
-    rules = {w.rule for family in _resources._TIME_ESTIMATORS for w in estimate_work(family, FULL[family])}
-    rated = set(JOB_RATES) | {rule for rule, source in _resources.RATE_FROM.items() if source in JOB_RATES}
+    rules = {w.rule for family, settings in configured(FULL, FAMILIES) for w in family.estimate_work(settings)}
+    rated = set(JOB_RATES) | {rule for rule, source in RATE_FROM.items() if source in JOB_RATES}
     assert rules <= rated, f"no measured rate for {sorted(rules - rated)}"
     assert all(rate > 0 for rate in JOB_RATES.values())
 
@@ -131,20 +131,20 @@ def test_every_compute_rule_has_a_measured_rate():
 def _patterns_read() -> set[str]:
     read = set()
     for config in (FULL, SMOKE):
-        for family in _resources._TIME_ESTIMATORS:
-            memory, time_ = keys_read(family, config[family])
+        for family, settings in configured(config, FAMILIES):
+            memory, time_ = keys_read(family, settings)
             read |= {schema_pattern(SCHEMA, key) for key in memory | time_}
     return read
 
 
 def test_every_numeric_key_is_read_by_an_estimate_or_marked_as_not_scaling():
     """A new numeric config key fails here until it is classified. What to do: if the key multiplies memory or
-    run time (a count, a length, a size), read it in the family's ``_<family>`` (memory) and/or ``_time_<family>``
-    (run time) function of src/dogs/experiments/_resources.py, as a factor named by the key; if it does not (a
-    model parameter, a level, a cap that never binds), add it to ``NOT_SCALING`` there with the reason. Then
-    regenerate the README's table: ``python -m dogs.experiments._resources table``."""
+    run time (a count, a length, a size), read it in the family's ``memory_needed`` (memory) and/or ``work_needed``
+    (run time) function of src/dogs/experiments/<family>.py, as a factor named by the key; if it does not (a
+    model parameter, a level, a cap that never binds), add it to that module's ``NOT_SCALING`` with the reason.
+    Then regenerate the README's table: ``python -m dogs.experiments table``."""
     read = _patterns_read()
-    covered = read | set(NOT_SCALING) | {key + "[]" for key in read}
+    covered = read | set(not_scaling(FAMILIES)) | {key + "[]" for key in read}
     missing = sorted(numeric_schema_keys(SCHEMA) - covered)
     assert not missing, (f"numeric config keys that neither the memory nor the time estimate reads: {missing}; "
                          "see this test's docstring for what to do")
@@ -152,10 +152,11 @@ def test_every_numeric_key_is_read_by_an_estimate_or_marked_as_not_scaling():
 
 def test_keys_marked_as_not_scaling_exist_and_are_not_read():
     numeric = numeric_schema_keys(SCHEMA)
-    unknown = sorted(set(NOT_SCALING) - numeric)
+    marked = not_scaling(FAMILIES)
+    unknown = sorted(set(marked) - numeric)
     assert not unknown, f"NOT_SCALING lists keys the schema does not have: {unknown}"
     read = _patterns_read()
-    both = sorted(key for key in NOT_SCALING if key in read)
+    both = sorted(key for key in marked if key in read)
     assert not both, f"keys marked as not scaling that an estimate reads: {both}"
 
 
@@ -181,7 +182,7 @@ def test_every_integer_key_has_a_maximum():
 
 
 def test_the_readme_table_is_the_generated_one():
-    table = scaling_table(SCHEMA, [FULL, SMOKE])
+    table = scaling_table(SCHEMA, [FULL, SMOKE], FAMILIES)
     assert table in (ROOT / "README.md").read_text(), (
         "the README's table of keys read by the estimates is stale: paste the output of "
-        "`python -m dogs.experiments._resources table`")
+        "`python -m dogs.experiments table`")

@@ -12,7 +12,8 @@ import time
 import pytest
 import yaml
 
-from dogs.experiments._resources import ResourceError, check_config_memory, check_memory, estimate_memory
+from dogs.experiments import FAMILIES, family
+from dogs.workflow.cost import ResourceError, check_config_memory, check_memory
 from experiment_cli import ROOT, merged_configs
 
 FULL, SMOKE = merged_configs()
@@ -43,8 +44,8 @@ def _with(settings: dict, path: tuple, value) -> dict:
 
 
 def test_paper_and_smoke_configs_pass_the_guard():
-    check_config_memory(FULL)
-    check_config_memory(SMOKE)
+    check_config_memory(FULL, FAMILIES)
+    check_config_memory(SMOKE, FAMILIES)
 
 
 @pytest.mark.parametrize("family, step, path, value", TOO_MUCH, ids=[f"{f}-{'.'.join(p)}" for f, _, p, _ in TOO_MUCH])
@@ -64,17 +65,17 @@ def test_every_family_refuses_a_config_that_asks_for_too_much(family, step, path
 
 def test_the_benchmark_section_is_guarded_too():
     with pytest.raises(ResourceError, match="benchmarks.gibbs_side"):
-        check_memory("benchmarks", _with(FULL["benchmarks"], ("gibbs_side",), 10**6), 2**34)
+        check_memory(family("benchmarks"), _with(FULL["benchmarks"], ("gibbs_side",), 10**6), 2**34)
 
 
 def test_the_limit_can_be_raised_deliberately():
     settings = _with(FULL["ising10"], ("measure", "n_chains"), 10**7)
-    need = sum(estimate_memory("ising10", settings).values())
+    need = sum(family("ising10").estimate_memory(settings).values())
     with pytest.raises(ResourceError, match="resources.max_memory_gb"):
-        check_memory("ising10", settings, int(need / 2))
-    assert check_memory("ising10", settings, int(need * 2)) == need
+        check_memory(family("ising10"), settings, int(need / 2))
+    assert check_memory(family("ising10"), settings, int(need * 2)) == need
     config = _with(_with(FULL, ("ising10",), settings), ("resources",), {"max_memory_gb": need * 2 / 1024**3})
-    check_config_memory(config)
+    check_config_memory(config, FAMILIES)
 
 
 def test_the_workflow_refuses_before_planning(tmp_path):

@@ -40,7 +40,7 @@ from dogs.counterexamples import (
 from dogs.exact.chains import mixing_time, state_space, stationary_distribution, systematic_mixing_times
 from dogs.experiments import scan_order as experiment
 from experiment_cli import assert_judged
-from dogs.experiments._cli import load_schema_slice, validate_settings
+from dogs.workflow.shell import load_schema_slice, validate_settings
 
 SMALL = {
     "sequence_of_dependencies": [2, 5],

@@ -15,7 +15,9 @@ numbers the DoGS figures and the paper-vs-ours verdicts use:
 - :func:`node_rmse`, :func:`pairwise_error`: the error metrics of the annular-augmentation paper's Ising
   heatmaps (AA §3.1), computed as the authors' code computes them: the root mean square over nodes of
   the error in ``p(s_i = +1)``, and the root mean square over edges of the L1 distance between
-  estimated and exact 2x2 edge tables (so a pairwise error lies in ``[0, 2]``).
+  estimated and exact 2x2 edge tables (so a pairwise error lies in ``[0, 2]``);
+- :func:`predicted_speedup`, :func:`measured_speedup`: the end-to-end speed-up of DoGS over a systematic scan
+  after ``n`` sample points (DoGS §5.2), from per-point times or from two measured clocks.
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ __all__ = [
     "first_sustained_at_or_below",
     "mean_abs_bias",
     "mean_by_length",
+    "measured_speedup",
     "node_rmse",
     "noise_floor",
     "pairwise_error",
+    "predicted_speedup",
 ]
 
 
@@ -135,3 +139,27 @@ def pairwise_error(estimate, exact) -> float:
     exact = np.asarray(exact, dtype=np.float64)
     l1 = np.abs(estimate - exact).reshape(len(exact), -1).sum(axis=1)
     return float(np.sqrt(np.mean(l1**2)))
+
+
+def predicted_speedup(n, *, setup_seconds: float, systematic_point_seconds: float, dogs_point_seconds: float):
+    """:math:`S(n) = n\\,t^{pt}_{sys} / (t_{setup} + n\\,t^{pt}_{DoGS})` with per-sample-point times
+    (:math:`t^{pt} = T\\,t_{step}`); ``n`` may be an array."""
+    n = np.asarray(n, dtype=np.float64)
+    return n * systematic_point_seconds / (setup_seconds + n * dogs_point_seconds)
+
+
+def measured_speedup(n, *, setup_seconds: float, systematic: tuple, dogs: tuple):
+    """Ratio of the two measured clocks at ``n`` points: ``t_sys(n) / (setup + t_DoGS(n))``.
+
+    ``systematic`` and ``dogs`` are ``(counts, seconds)`` checkpoints (clock since the sampling
+    start), interpolated linearly in ``n`` from ``(0, 0)``; ``nan`` where a run did not reach ``n``.
+    """
+    n = np.asarray(n, dtype=np.float64)
+
+    def clock_at(counts, seconds):
+        counts = np.concatenate([[0], np.asarray(counts, dtype=np.float64)])
+        seconds = np.concatenate([[0.0], np.asarray(seconds, dtype=np.float64)])
+        value = np.interp(n, counts, seconds)
+        return np.where(n <= counts[-1], value, np.nan)
+
+    return clock_at(*systematic) / (setup_seconds + clock_at(*dogs))

@@ -39,9 +39,6 @@ Steps (``python -m dogs.experiments.boltzmann <step> ...``, see :mod:`dogs.workf
 from __future__ import annotations
 
 import functools
-import itertools
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
@@ -51,17 +48,15 @@ from scipy.special import erf, ndtr
 
 from dogs.claims import measured
 from dogs.data import load_heart_disease, require_dataset
+from dogs.experiments.common import discard_worker_pool, shutdown_workers, worker_pool
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.learning.boltzmann_posterior import (
     MAX_ENUMERATION_UNITS,
     approximate_mh,
     authors_cmh_offset,
     form_statistic,
-    pair_statistics,
+    synthetic_data,
 )
-from dogs.models.binary import BinaryPairwiseMRF
-from dogs.models.boltzmann import boltzmann_to_spin, spin_to_zero_one
-from dogs.samplers.exact_hmc import exact_hmc
 from dogs.seeds import seed_record, seed_sequence
 from dogs.workflow.cost import Work
 from dogs.workflow.shell import Experiment, SettingsError
@@ -205,36 +200,6 @@ def variant_settings(settings: dict, variant: str, name: str) -> dict:
             "samplers": change.get("samplers", settings["samplers"])}
 
 
-def synthetic_data(units: int, points: int, bias_range: float, sweeps: int | None, seed: np.random.SeedSequence,
-                   form: str = "zero_one"):
-    """``(y, W_true, b_true)``: ``W_ij ~ N(0, 1)``, ``b_i ~ U[-bias_range, bias_range]``, ``points`` {0, 1} rows.
-
-    The data come from ``exp(sum_{i<j} W_ij x_i x_j + sum_i b_i x_i)`` with ``x = y`` (``form="zero_one"``) or
-    ``x = 2y - 1`` (``"spin"``). Exact draws by enumeration when ``2^units`` states can be listed; otherwise the final
-    states of ``points`` independent exact-HMC chains of ``sweeps`` trajectories (travel time ``1.5 pi``) from uniform
-    random starts.
-    """
-    rng = np.random.default_rng(seed)
-    upper = np.triu(rng.standard_normal((units, units)), 1)
-    weights = upper + upper.T
-    bias = rng.uniform(-bias_range, bias_range, units)
-    if units <= MAX_ENUMERATION_UNITS:
-        states = np.array(list(itertools.product((0, 1), repeat=units)), dtype=np.int8)
-        x = states if form == "zero_one" else 2 * states - 1
-        energy = pair_statistics(x) @ upper[np.triu_indices(units, 1)] + x @ bias
-        probabilities = np.exp(energy - energy.max())
-        probabilities /= probabilities.sum()
-        y = states[rng.choice(len(states), size=points, p=probabilities)]
-    else:
-        model = boltzmann_to_spin(weights, bias)[0] if form == "zero_one" else BinaryPairwiseMRF.dense(weights, bias)
-        starts = np.where(rng.random((points, units)) < 0.5, 1, -1)
-        children = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1)).spawn(points)
-        y = np.stack([spin_to_zero_one(exact_hmc(model, n_samples=sweeps, travel_time=1.5 * np.pi, seed=children[n],
-                                                 initial_state=starts[n], edges=np.zeros((0, 2), dtype=np.int64)).state)
-                      for n in range(points)])
-    return y.astype(np.int8), weights, bias
-
-
 @EXPERIMENT.step("compute-data")
 def compute_data(ctx):
     cfg = ctx.settings
@@ -303,39 +268,6 @@ def run_chain(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: st
                           seed=chain_seed, exact_ratios=d <= ERROR_UNITS, **protocol.options)
 
 
-def _single_threaded_worker() -> None:
-    """Worker processes of :func:`run_chains` run one thread each (numba and BLAS): the processes are the parallelism."""
-    import numba
-    from threadpoolctl import threadpool_limits
-
-    numba.set_num_threads(1)
-    threadpool_limits(limits=1)
-
-
-_POOLS: dict[int, ProcessPoolExecutor] = {}
-
-
-def _worker_pool(workers: int) -> ProcessPoolExecutor:
-    """``workers`` processes for :func:`run_chains`, started once and reused by every later call until
-    :func:`shutdown_workers`.
-
-    Started by ``spawn``, not ``fork``: a forked copy of a process whose numba threads are running dies at its
-    first parallel kernel (the annular samplers' kernel is one). Starting a worker costs an import of this
-    package (about a second), so one pool serves all the inner samplers of a job.
-    """
-    if workers not in _POOLS:
-        _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                              initializer=_single_threaded_worker)
-    return _POOLS[workers]
-
-
-def shutdown_workers() -> None:
-    """End the worker processes started by :func:`_worker_pool` (their CPU time then counts as this process's
-    finished children's, which the step's last log line reports)."""
-    while _POOLS:
-        _POOLS.popitem()[1].shutdown(wait=True)
-
-
 def run_chains(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: str, root: np.random.SeedSequence,
                progress=None, truth=None, workers: int = 1) -> dict:
     """``spec["chains"]`` independent approximate MH chains with one inner sampler (or the exact ratio); prior, start
@@ -343,7 +275,7 @@ def run_chains(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: s
 
     Chain ``c`` runs from child ``c`` of ``root`` (:func:`run_chain`) and from nothing else, so its numbers do
     not depend on ``workers``: with ``workers > 1`` the chains are spread over that many single-threaded
-    worker processes (:func:`_worker_pool`) and collected in chain order.
+    worker processes (:func:`dogs.experiments.common.worker_pool`) and collected in chain order.
     """
     m = d * (d - 1) // 2
     chains, steps = spec["chains"], cfg["outer_samples"]
@@ -356,7 +288,7 @@ def run_chains(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: s
     if workers == 1:
         results = map(one, children)
     else:  # a few chains per task: little pickling overhead, and the last tasks still balance the workers
-        results = _worker_pool(workers).map(one, children, chunksize=max(1, min(8, chains // (32 * workers))))
+        results = worker_pool(workers).map(one, children, chunksize=max(1, min(8, chains // (32 * workers))))
     try:
         for c, chain in enumerate(results):
             out["weights"][c], out["estimated"][c], out["exact"][c] = chain.weights, chain.estimated, chain.exact
@@ -365,7 +297,7 @@ def run_chains(cfg: dict, spec: dict, statistic, d: int, n_data: int, sampler: s
             if progress and (c + 1) % max(1, chains // 10) == 0:
                 progress(c + 1, out["acceptance"][: c + 1].mean())
     except BrokenProcessPool:
-        _POOLS.pop(workers, None)  # a later call starts new workers instead of reusing the broken pool
+        discard_worker_pool(workers)  # a later call starts new workers instead of reusing the broken pool
         raise
     return out
 

@@ -70,7 +70,7 @@ from dogs.scans.dogs import length_doubling_dogs
 from dogs.scans.guarantees import systematic as systematic_in_phase
 from dogs.scans.variation import dobrushin_variation
 from dogs.seeds import make_rng, seed_record, seed_sequence
-from dogs.summaries import first_staying_at_or_below
+from dogs.summaries import first_staying_at_or_below, measured_speedup, predicted_speedup
 from dogs.workflow.cost import BYTES_PER_STEP, BYTES_PER_VARIABLE, Work
 from dogs.workflow.shell import Experiment, SettingsError
 
@@ -110,7 +110,6 @@ def check_settings(settings: dict) -> None:
                                 f"timing.speedup_samples ({largest}): the measured speed-up there needs that many points")
 
 
-# Every other key is checked on its own by config/schema.yaml (the shell).
 def memory_needed(s: dict) -> dict[str, float]:
     """The memory model: ``{config key: bytes}`` of one job (:mod:`dogs.workflow.cost`)."""
     out = {}
@@ -157,6 +156,7 @@ NOT_SCALING = {
 }
 
 
+# Every other key is checked on its own by config/schema.yaml (the shell).
 EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
                         not_scaling=NOT_SCALING)
 
@@ -187,30 +187,6 @@ def grid_for_trial(side: int, max_coupling: float, root_seed: int, trial: int):
     rng = make_rng(root_seed, FAMILY, side, trial)
     couplings = rng.uniform(0.0, max_coupling, len(grid_edges(side, side)))
     return grid_model(side, side, couplings, field=0.0, torus=False)
-
-
-def predicted_speedup(n, *, setup_seconds: float, systematic_point_seconds: float, dogs_point_seconds: float):
-    """:math:`S(n) = n\\,t^{pt}_{sys} / (t_{setup} + n\\,t^{pt}_{DoGS})` with per-sample-point times
-    (:math:`t^{pt} = T\\,t_{step}`); ``n`` may be an array."""
-    n = np.asarray(n, dtype=np.float64)
-    return n * systematic_point_seconds / (setup_seconds + n * dogs_point_seconds)
-
-
-def measured_speedup(n, *, setup_seconds: float, systematic: tuple, dogs: tuple):
-    """Ratio of the two measured clocks at ``n`` points: ``t_sys(n) / (setup + t_DoGS(n))``.
-
-    ``systematic`` and ``dogs`` are ``(counts, seconds)`` checkpoints (clock since the sampling
-    start), interpolated linearly in ``n`` from ``(0, 0)``; ``nan`` where a run did not reach ``n``.
-    """
-    n = np.asarray(n, dtype=np.float64)
-
-    def clock_at(counts, seconds):
-        counts = np.concatenate([[0], np.asarray(counts, dtype=np.float64)])
-        seconds = np.concatenate([[0.0], np.asarray(seconds, dtype=np.float64)])
-        value = np.interp(n, counts, seconds)
-        return np.where(n <= counts[-1], value, np.nan)
-
-    return clock_at(*systematic) / (setup_seconds + clock_at(*dogs))
 
 
 def _warm_up(settings: dict) -> float:

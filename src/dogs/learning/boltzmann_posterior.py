@@ -55,8 +55,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dogs.models.binary import BinaryPairwiseMRF
-from dogs.models.boltzmann import boltzmann_to_spin
+from dogs.models.boltzmann import boltzmann_to_spin, spin_to_zero_one
 from dogs.samplers.budget import equal_cost_budget
+from dogs.samplers.exact_hmc import exact_hmc
 from dogs.samplers.log_ratio import LOG_RATIO_SAMPLERS, LogRatioEstimator
 
 __all__ = [
@@ -69,6 +70,7 @@ __all__ = [
     "form_statistic",
     "log_partition",
     "pair_statistics",
+    "synthetic_data",
     "weights_matrix",
 ]
 
@@ -281,3 +283,33 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
                 log_z = log_z_new
         weights[step] = w
     return MHChain(weights, estimated, exact, accepted, evaluations)
+
+
+def synthetic_data(units: int, points: int, bias_range: float, sweeps: int | None, seed: np.random.SeedSequence,
+                   form: str = "zero_one"):
+    """``(y, W_true, b_true)``: ``W_ij ~ N(0, 1)``, ``b_i ~ U[-bias_range, bias_range]``, ``points`` {0, 1} rows.
+
+    The data come from ``exp(sum_{i<j} W_ij x_i x_j + sum_i b_i x_i)`` with ``x = y`` (``form="zero_one"``) or
+    ``x = 2y - 1`` (``"spin"``). Exact draws by enumeration when ``2^units`` states can be listed; otherwise the final
+    states of ``points`` independent exact-HMC chains of ``sweeps`` trajectories (travel time ``1.5 pi``) from uniform
+    random starts.
+    """
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.standard_normal((units, units)), 1)
+    weights = upper + upper.T
+    bias = rng.uniform(-bias_range, bias_range, units)
+    if units <= MAX_ENUMERATION_UNITS:
+        states = np.array(list(itertools.product((0, 1), repeat=units)), dtype=np.int8)
+        x = states if form == "zero_one" else 2 * states - 1
+        energy = pair_statistics(x) @ upper[np.triu_indices(units, 1)] + x @ bias
+        probabilities = np.exp(energy - energy.max())
+        probabilities /= probabilities.sum()
+        y = states[rng.choice(len(states), size=points, p=probabilities)]
+    else:
+        model = boltzmann_to_spin(weights, bias)[0] if form == "zero_one" else BinaryPairwiseMRF.dense(weights, bias)
+        starts = np.where(rng.random((points, units)) < 0.5, 1, -1)
+        children = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1)).spawn(points)
+        y = np.stack([spin_to_zero_one(exact_hmc(model, n_samples=sweeps, travel_time=1.5 * np.pi, seed=children[n],
+                                                 initial_state=starts[n], edges=np.zeros((0, 2), dtype=np.int64)).state)
+                      for n in range(points)])
+    return y.astype(np.int8), weights, bias

@@ -1,0 +1,238 @@
+"""A new experiment family is added the way the README's "How to add an experiment" says, and nothing else is edited.
+
+The toy family ``toy`` has one object, ``EXPERIMENT = Experiment("toy", __doc__, check=..., memory=..., work=...,
+not_scaling=...)``, registered in ``FAMILIES``; the guard then runs its cross-key check and its memory model, the
+time table lists its work, the key table lists its keys, and Snakemake plans (and runs) its rule from a rules file,
+a config section and a schema section of its own. Nothing under ``dogs.workflow`` names a family.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import yaml
+
+from dogs.config import ConfigError
+from dogs.experiments import FAMILIES
+from dogs.workflow.cost import JOB_RATES, ResourceError, check_config_time, time_table
+from dogs.workflow.guard import check_workflow_config
+from dogs.workflow.keys import keys_read, not_scaling, scaling_table
+from dogs.workflow.shell import Experiment, SettingsError
+from experiment_cli import ROOT, merged_configs
+
+FULL, SMOKE = merged_configs()
+
+#: The toy family's module, written as a new family's module is (README, "How to add an experiment").
+TOY_MODULE = '''
+"""A toy family: writes the sum of ``count`` numbers (the test of the README's "How to add an experiment")."""
+
+from dogs.io import write_json
+from dogs.workflow.cost import Work
+from dogs.workflow.shell import Experiment, SettingsError
+
+FAMILY = "toy"
+
+
+def check_settings(settings: dict) -> None:
+    if settings["low"] > settings["high"]:
+        raise SettingsError(f"config key toy.low: above toy.high ({settings['low']} > {settings['high']})")
+
+
+def memory_needed(s: dict) -> dict[str, float]:
+    return {"toy.count": s["count"] * 8.0}
+
+
+def work_needed(s: dict) -> list[Work]:
+    return [Work("toy_compute", {"toy.count": s["count"]})]
+
+
+NOT_SCALING = {"toy.low": "a level", "toy.high": "a level"}
+
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
+                        not_scaling=NOT_SCALING)
+
+
+@EXPERIMENT.step("compute")
+def compute(ctx):
+    s = ctx.settings
+    write_json(ctx.output("values"), {"sum": sum(range(s["low"], s["low"] + s["count"]))})
+
+
+if __name__ == "__main__":
+    EXPERIMENT.run()
+'''
+
+TOY_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["count", "low", "high"],
+              "properties": {"count": {"type": "integer", "minimum": 1, "maximum": 10**15},
+                             "low": {"type": "integer", "minimum": 0, "maximum": 10**6},
+                             "high": {"type": "integer", "minimum": 0, "maximum": 10**6}}}
+TOY_SETTINGS = {"count": 10, "low": 1, "high": 5}
+
+TOY_RULES = '''
+rule toy_compute:
+    output:
+        values=result("toy/values.json"),
+    log:
+        result("logs/toy/compute.log"),
+    benchmark:
+        result("benchmarks/toy/toy_compute.tsv")
+    resources:
+        mem_mb=memory_mb("toy"),
+    params:
+        python=PYTHON,
+        args=step_args("toy"),
+    shell:
+        "{params.python} -m dogs.experiments.toy compute {params.args} > {log} 2>&1"
+
+
+rule toy:
+    input:
+        result("toy/values.json"),
+'''
+
+
+def _toy_module(tmp_path):
+    """The toy module, imported from a file as a family module is (``EXPERIMENT`` at its top level)."""
+    import importlib.util
+
+    path = tmp_path / "toy.py"
+    path.write_text(TOY_MODULE)
+    spec = importlib.util.spec_from_file_location("toy_family_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def toy(tmp_path):
+    """``(families with the toy registered, schema file with its section, config with its section)``."""
+    experiment = _toy_module(tmp_path).EXPERIMENT
+    assert isinstance(experiment, Experiment)
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    schema["properties"]["toy"] = TOY_SCHEMA
+    schema_path = tmp_path / "schema.yaml"
+    schema_path.write_text(yaml.safe_dump(schema))
+    config = {**copy.deepcopy(SMOKE), "toy": dict(TOY_SETTINGS)}
+    return (*FAMILIES, experiment), schema_path, config
+
+
+def _check(config, families, schema_path, tmp_path):
+    mine = tmp_path / "toy_config.yaml"
+    mine.write_text(yaml.safe_dump({"toy": config["toy"]}))
+    files = [ROOT / "config" / "config.yaml", ROOT / "config" / "smoke.yaml", mine]
+    return check_workflow_config(config, files, families, schema_path, ROOT / "config" / "config.yaml"), mine
+
+
+def test_the_guard_checks_the_toy_family_and_the_time_table_lists_it(toy, tmp_path, monkeypatch):
+    families, schema_path, config = toy
+    hours, _ = _check(config, families, schema_path, tmp_path)
+    assert "toy" in hours and hours["toy"] > 0
+    assert "toy" in time_table(hours)
+    # its cross-key check, its schema and its memory model, each refusal naming the key and the file that set it
+    for change, message in (({"low": 9}, "config key toy.low \\(set in .*toy_config.yaml\\): above toy.high"),
+                            ({"count": "ten"}, "config key toy.count \\(set in .*toy_config.yaml\\)"),
+                            ({"count": 10**14}, "config key toy.count \\(set in .*toy_config.yaml\\): .* GiB")):
+        bad = {**config, "toy": {**config["toy"], **change}}
+        with pytest.raises(ConfigError, match=message):
+            _check(bad, families, schema_path, tmp_path)
+    # without a measured rate its rule counts its start-up only (README); once the rate is in JOB_RATES, its work
+    # model's count is what the time limit sees
+    huge = {**config, "toy": {**TOY_SETTINGS, "count": 10**15}}
+    assert check_config_time(huge, families)["toy"] == hours["toy"]
+    monkeypatch.setitem(JOB_RATES, "toy_compute", 1e-6)
+    with pytest.raises(ResourceError, match="config key toy.count: .* \\(toy: .* most of it in toy_compute\\)"):
+        check_config_time(huge, families)
+
+
+def test_the_toy_family_is_unknown_until_registered(toy, tmp_path):
+    families, schema_path, config = toy
+    hours = check_config_time(config, FAMILIES)
+    assert "toy" not in hours  # the section alone is not a family: the guard reads FAMILIES only
+    assert "toy" in check_config_time(config, families)
+
+
+def test_the_key_table_lists_the_toy_keys(toy):
+    families, schema_path, config = toy
+    experiment = families[-1]
+    memory, work = keys_read(experiment, config["toy"])
+    assert memory == work == {"toy.count"}
+    assert {"toy.low", "toy.high"} <= set(not_scaling(families))
+    table = scaling_table(yaml.safe_load(schema_path.read_text()), [config], families)
+    assert "| toy | `count` | `count` | `high`, `low` |" in table
+
+
+def test_the_toy_step_refuses_bad_settings_on_its_command_line(toy, capsys):
+    families, schema_path, config = toy
+    for settings, message in (('{"count": 3, "low": 9, "high": 5}', "toy.low: above toy.high"),
+                              ('{"count": 100000000000000, "low": 1, "high": 5}', "config key toy.count: .* GiB")):
+        with pytest.raises(SystemExit) as exc:
+            families[-1].main(["compute", "--settings", settings, "--schema", str(schema_path), "--output",
+                               "values=never_written.json"])
+        assert exc.value.code == 2
+        assert re.search(message, capsys.readouterr().err)
+    with pytest.raises(SettingsError):
+        families[-1].check({"count": 3, "low": 9, "high": 5})
+
+
+def _documented_copy(tmp_path):
+    """A copy of the workflow and the package with the toy family added by the README's steps, and only them."""
+    work = tmp_path / "repo"
+    work.mkdir()
+    for name in ("Snakefile", "rules", "config", "envs"):
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, work / name)
+    shutil.copytree(ROOT / "src" / "dogs", work / "src" / "dogs", ignore=shutil.ignore_patterns("__pycache__"))
+    # 1. settings: a config section, its smoke values and its schema
+    for name, extra in (("config.yaml", TOY_SETTINGS), ("smoke.yaml", {**TOY_SETTINGS, "count": 3})):
+        with open(work / "config" / name, "a") as handle:
+            handle.write("\n" + yaml.safe_dump({"toy": extra}))
+    schema = yaml.safe_load((work / "config" / "schema.yaml").read_text())
+    schema["properties"]["toy"] = TOY_SCHEMA
+    (work / "config" / "schema.yaml").write_text(yaml.safe_dump(schema, sort_keys=False))
+    # 2. the module, registered in FAMILIES
+    (work / "src" / "dogs" / "experiments" / "toy.py").write_text(TOY_MODULE)
+    init = work / "src" / "dogs" / "experiments" / "__init__.py"
+    text = init.read_text()
+    for old, new in (("scan_order, timing)", "scan_order, timing, toy)"), ("mcmc_mle, annular_ising, boltzmann, msrc)",
+                                                                            "mcmc_mle, annular_ising, boltzmann, msrc, toy)")):
+        assert text.count(old) == 1, f"registered_families() no longer reads as the README says: {old!r}"
+        text = text.replace(old, new)
+    init.write_text(text)
+    # 3. the rules file and its include line
+    (work / "rules" / "toy.smk").write_text(textwrap.dedent(TOY_RULES))
+    snakefile = (work / "Snakefile").read_text()
+    assert snakefile.count('include: "rules/tables.smk"') == 1
+    (work / "Snakefile").write_text(snakefile.replace('include: "rules/tables.smk"',
+                                                      'include: "rules/tables.smk"\ninclude: "rules/toy.smk"'))
+    return work
+
+
+def _snakemake(work, *args, configs=("config/smoke.yaml",)):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work / "src"), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-m", "snakemake", *args, "--configfile", *configs],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_snakemake_plans_and_runs_the_toy_family_added_the_documented_way(tmp_path):
+    work = _documented_copy(tmp_path)
+    planned = _snakemake(work, "-n", "toy")
+    assert planned.returncode == 0, (planned.stdout + planned.stderr)[-3000:]
+    table = planned.stderr[planned.stderr.index("Estimated job time"):]
+    assert "\n  toy " in table, table[:2000]
+    assert "toy_compute" in planned.stdout + planned.stderr
+    ran = _snakemake(work, "--cores", "1", "toy")
+    assert ran.returncode == 0, (ran.stdout + ran.stderr)[-3000:]
+    values = list((work / "results").rglob("toy/values.json"))
+    assert len(values) == 1 and yaml.safe_load(values[0].read_text())["sum"] == 1 + 2 + 3
+    # the guard runs the registered family's check before any job
+    (work / "bad.yaml").write_text(yaml.safe_dump({"toy": {**TOY_SETTINGS, "low": 9}}))
+    refused = _snakemake(work, "-n", "toy", configs=("config/smoke.yaml", "bad.yaml"))
+    assert refused.returncode != 0
+    assert re.search(r"config key toy.low \(set in \S*bad.yaml\): above toy.high", refused.stdout + refused.stderr)
