@@ -1,7 +1,7 @@
 # DoGS §5.1, §5.4, §5.6 and App. B.1/B.3: Ising guarantee experiments (Figs. 1, 4, 5, 8, 9, 12-15).
 # Compute (guarantees, samplers) -> summarise (tables, claims) -> plot; a plot rule never runs a sampler.
 # Every rule runs `python -m dogs.experiments.<family> <step> {params.args}`: step_args (common.smk) passes the
-# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/experiments/_cli.py).
+# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
 #   ising10/rep{rep}/             model.npz, guarantees.csv, scans.npz (+ DoGS scans of every T, measured error)
 #   ising40/{model}/              the same for the open grid and the torus (+ scan profile, bias of X_1)
 #   loose_bounds/                 guarantees and bias with C-bar = s * C-hat

@@ -3,7 +3,7 @@
 # summarise (mixing_times.csv, exponents, claims) -> plot.
 # A figure rule never computes a mixing time. Targets (Snakefile): table_he1, fig_he2a, fig_he2b, fig_he2c.
 # Every rule runs `python -m dogs.experiments.scan_order <step> {params.args}`: step_args (common.smk) passes the
-# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/experiments/_cli.py).
+# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
 #   scan_order/mixing/{scan_model}.csv        Fig. 2a / Table 1: random, best, worst systematic per n (+ paper's orders),
 #                                             each row's method (exact, top-state bracket, level chain)
 #   scan_order/two_islands_reduced.csv        the reduced two-islands chain of §4 (islands mix instantly)

@@ -5,7 +5,7 @@
 # others Fig. 10; the small grid (timing.small_side, paper 300) has one trial, Fig. 11. Figure names
 # are fixed by role (the Snakefile's targets); result folders carry the actual side.
 # Every rule runs `python -m dogs.experiments.timing <step> {params.args}`: step_args (common.smk) passes the
-# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/experiments/_cli.py).
+# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
 
 TIMING_MAIN = config["timing"]["main_side"]
 TIMING_SMALL = config["timing"]["small_side"]

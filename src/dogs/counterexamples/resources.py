@@ -1,8 +1,8 @@
 """What one job of the scan-order experiment needs, from its config slice alone: memory (bytes) and run time (seconds).
 
-For the workflow's resource guard (:mod:`dogs.experiments._resources`): :func:`scan_order_memory` has the
-guard's estimator signature, ``settings -> {config key: bytes}``, deliberately generous upper bounds from
-the arrays the code allocates; :func:`scan_order_seconds` gives rough run times per key on an unloaded
+For the workflow's resource guard (the scan-order family's memory model, :mod:`dogs.experiments.scan_order`):
+:func:`scan_order_memory` has the guard's estimator signature, ``settings -> {config key: bytes}``, deliberately
+generous upper bounds from the arrays the code allocates; :func:`scan_order_seconds` gives rough run times per key on an unloaded
 2-core machine (orders of magnitude, for planning, not a limit).
 
 Measured peaks (resident memory of the whole process, on a loaded 2-core machine): memorize and repeat

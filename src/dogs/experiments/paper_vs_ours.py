@@ -1,6 +1,6 @@
 """Render the paper-vs-ours table (``tables/paper_vs_ours.md`` and ``.csv``) from the claims files.
 
-Step ``summarise`` (see :mod:`dogs.experiments._cli`): inputs ``claims`` (``config/paper_claims.yaml``) and
+Step ``summarise`` (see :mod:`dogs.workflow.shell`): inputs ``claims`` (``config/paper_claims.yaml``) and
 ``measured`` (every family's measured claims), outputs ``md`` and ``csv`` (and optionally ``html``, the page of
 the Snakemake report). Its settings are not a config slice but what the workflow found in the data directory:
 ``{"needs_data": {family: data set}}`` names the experiment families it skipped for want of their data set;
@@ -19,8 +19,8 @@ import pandas as pd
 
 from dogs.claims import (NEEDS_DATA, NOT_YET_RUN, VERDICTS, ClaimsError, describe, load_measured,
                          load_paper_claims, verdict)
-from dogs.experiments._cli import Experiment, SettingsError
 from dogs.io import atomic_path, write_csv
+from dogs.workflow.shell import Experiment, SettingsError
 
 COLUMNS = ["id", "paper", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict", "verdict_by_seed",
            "reading", "paper_evidence"]
