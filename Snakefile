@@ -19,7 +19,7 @@ report: "rules/captions/workflow.rst"
 
 
 # The guard (src/dogs/experiments/_guard.py), before any rule is read: every config file read defensively (Snakemake
-# read the --configfile ones through the same check), the schema, strict numbers, every family's cross-key checks,
+# parsed the --configfile ones already; README, "Hostile config files"), the schema, strict numbers, every family's cross-key checks,
 # and the estimated memory of one job and time of all jobs against resources.max_memory_gb and max_hours; each
 # error names the key and the config file that set it. The estimated job time per family is printed.
 ESTIMATED_HOURS = check_workflow_config(
