@@ -294,13 +294,9 @@ def systematic_mixing_times(kernels, stationary, orders, *, epsilon: float = 0.2
 
     Parameters
     ----------
-    kernels : sequence of (N, N) matrices
-        Site kernels.
-    stationary : (N,) array
-        :math:`\pi`.
     orders : (B, L) int array
         One sweep per row.
-    epsilon, starts, max_updates
+    kernels, stationary, epsilon, starts, max_updates
         As in :func:`mixing_time`.
 
     Returns
