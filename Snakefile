@@ -20,10 +20,10 @@ report: "rules/captions/workflow.rst"
 
 
 # The guard (src/dogs/workflow/guard.py), before any rule is read: every config file read defensively (Snakemake
-# read the --configfile ones through the same check), the schema, strict numbers, every family's cross-key checks,
-# and the estimated memory of one job and time of all jobs against resources.max_memory_gb and max_hours, for every
-# family of FAMILIES (src/dogs/experiments/__init__.py); each error names the key and the config file that set it.
-# The estimated job time per family is printed.
+# parsed the --configfile ones already; README, "Hostile config files"), the schema, strict numbers, every family's
+# cross-key checks, and the estimated memory of one job and time of all jobs against resources.max_memory_gb and
+# max_hours, for every family of FAMILIES (src/dogs/experiments/__init__.py); each error names the key and the config
+# file that set it. The estimated job time per family is printed.
 ESTIMATED_HOURS = check_workflow_config(
     config,
     config_files_in_order(workflow.configfiles, workflow.overwrite_configfiles),
@@ -35,14 +35,16 @@ if workflow.is_main_process:
 
 include: "rules/common.smk"
 include: "rules/benchmarks.smk"
-include: "rules/ising.smk"
+include: "rules/ising10.smk"
+include: "rules/ising40.smk"
+include: "rules/loose_bounds.smk"
 include: "rules/timing.smk"
 include: "rules/scan_order.smk"
 include: "rules/mcmc_mle.smk"
 include: "rules/annular_ising.smk"
 include: "rules/boltzmann.smk"
 include: "rules/msrc.smk"
-include: "rules/tables.smk"
+include: "rules/paper_vs_ours.smk"
 
 
 # ---- DoGS core library speed (Gibbs step, DoGS setup on 10^6 variables, Algorithm 2 scaling)
@@ -150,28 +152,28 @@ rule fig3:  # parameter error vs gradient step and vs site updates, 3x3 and 4x4 
 # ---- Fagan, Bhandari & Cunningham (2017), annular augmentation: 9x9 periodic Ising, twelve samplers at equal cost
 rule fig_aa3:  # Fig. 3 heatmaps: c = 0.2, W = 0.1 .. 0.8 (multimodal)
     input:
-        figure("annular/fig3_heatmaps.png"),
+        figure("annular_ising/fig3_heatmaps.png"),
 
 
 rule fig_aa4:  # Fig. 4 heatmaps: c = 0, W = 0.25 .. 5 (bimodal)
     input:
-        figure("annular/fig4_heatmaps.png"),
+        figure("annular_ising/fig4_heatmaps.png"),
 
 
 rule fig_aa5:  # Fig. 5 heatmaps: W = 0.2, c = 0.2 .. 4 (unimodal)
     input:
-        figure("annular/fig5_heatmaps.png"),
+        figure("annular_ising/fig5_heatmaps.png"),
 
 
 rule tables_aa:  # appendix Tables 1-9, ours beside the paper's (Markdown and CSV)
     input:
-        result("annular/tables_aa.md"),
-        result("annular/tables_aa.csv"),
+        result("annular_ising/tables_aa.md"),
+        result("annular_ising/tables_aa.csv"),
 
 
 rule fig_aa_errata_w2:  # diagnostic: Fig. 5 scored against the truth at W/2, as the authors' code did (README)
     input:
-        figure("annular/errata_w2_fig5.png"),
+        figure("annular_ising/errata_w2_fig5.png"),
 
 
 # ---- DoGS §5.5: targeted MSRC v1 segmentation with the Markov field aspect model (images from the data directory)
@@ -193,29 +195,29 @@ rule fig16:  # two more independent repetitions of Fig. 6
 # ---- Annular augmentation §3.2: Boltzmann-machine posteriors (heart-disease data from the data directory; synthetic)
 rule fig_aa6:  # Fig. 6: error of the estimated log partition-function ratios, heart data and synthetic d = 10
     input:
-        figure("heart_disease/fig6_log_ratio_errors.png"),
+        figure("boltzmann/fig6_log_ratio_errors.png"),
 
 
 rule fig_aa7:  # Fig. 7: heart-data posterior of W, exact ratio against CMH and AAS + RB estimates
     input:
-        figure("heart_disease/fig7_posterior.png"),
+        figure("boltzmann/fig7_posterior.png"),
 
 
 rule fig_aa8:  # Fig. 8: fraction of posterior samples within 20% of the true weights, d = 25 and 50
     input:
-        figure("heart_disease/fig8_fraction_within.png"),
+        figure("boltzmann/fig8_fraction_within.png"),
 
 
 rule fig_aa_errata_b1_b2:  # diagnostics of the authors' code behind Figs. 6-7 (README: where our numbers differ)
     input:
-        figure("heart_disease/errata_b1_b2.png"),
+        figure("boltzmann/errata_b1_b2.png"),
 
 
 # ---- Paper-vs-ours table
 rule table_paper_vs_ours:
     input:
-        result("tables/paper_vs_ours.md"),
-        result("tables/paper_vs_ours.html"),
+        result("paper_vs_ours/paper_vs_ours.md"),
+        result("paper_vs_ours/paper_vs_ours.html"),
 
 
 rule all_without_data:  # everything that needs no data set from the data directory

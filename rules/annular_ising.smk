@@ -1,6 +1,6 @@
 # Annular augmentation on the periodic Ising lattice (AA §3.1, Figs. 3-5, Tables 1-9).
-#   annular/{group}/setting{k}/   truth.npz (junction tree, LBP; per bias draw), errors.csv (twelve samplers x draws x runs)
-#   annular/                      summary.csv, tables_aa.md / .csv (ours beside the paper's), claims
+#   annular_ising/{group}/setting{k}/   truth.npz (junction tree, LBP; per bias draw), errors.csv (twelve samplers x draws x runs)
+#   annular_ising/                      summary.csv, tables_aa.md / .csv (ours beside the paper's), claims
 #   figures: heatmaps per group; errata_w2_fig5.png (the authors' W/2 scoring of Fig. 5, a diagnostic)
 
 AA_GROUPS = config["annular_ising"]["groups"]
@@ -15,10 +15,10 @@ wildcard_constraints:
 
 rule annular_ising_compute:  # sampler: truth, LBP and the twelve samplers at equal cost, one setting
     output:
-        truth=result("annular/{aa_group}/setting{aa_setting}/truth.npz"),
-        errors=result("annular/{aa_group}/setting{aa_setting}/errors.csv"),
+        truth=result("annular_ising/{aa_group}/setting{aa_setting}/truth.npz"),
+        errors=result("annular_ising/{aa_group}/setting{aa_setting}/errors.csv"),
     log:
-        result("logs/annular/compute_{aa_group}_setting{aa_setting}.log"),
+        result("logs/annular_ising/compute_{aa_group}_setting{aa_setting}.log"),
     benchmark:
         result(
             "benchmarks/snakemake/annular_ising_compute_{aa_group}_setting{aa_setting}.tsv"
@@ -38,9 +38,9 @@ rule annular_ising_compute:  # sampler: truth, LBP and the twelve samplers at eq
 
 rule annular_ising_compute_truth:  # truth and LBP only (Table 1), one setting
     output:
-        truth=result("annular/{aa_group}/setting{aa_setting}/truth.npz"),
+        truth=result("annular_ising/{aa_group}/setting{aa_setting}/truth.npz"),
     log:
-        result("logs/annular/compute_{aa_group}_setting{aa_setting}.log"),
+        result("logs/annular_ising/compute_{aa_group}_setting{aa_setting}.log"),
     wildcard_constraints:
         aa_group="|".join(AA_TRUTH_GROUPS) or "(?!)",
     conda:
@@ -60,12 +60,12 @@ rule annular_ising_summarise:
         errors=aa_files("errors.csv", AA_SAMPLER_GROUPS),
         paper_tables="config/paper_tables/annular_augmentation.csv",
     output:
-        summary=result("annular/summary.csv"),
-        tables_md=result("annular/tables_aa.md"),
-        tables_csv=result("annular/tables_aa.csv"),
+        summary=result("annular_ising/summary.csv"),
+        tables_md=result("annular_ising/tables_aa.md"),
+        tables_csv=result("annular_ising/tables_aa.csv"),
         claims=result("claims/annular_ising.json"),
     log:
-        result("logs/annular/summarise.log"),
+        result("logs/annular_ising/summarise.log"),
     conda:
         CONDA_ENV
     params:
@@ -77,15 +77,16 @@ rule annular_ising_summarise:
 
 rule annular_ising_plot_heatmaps:
     input:
-        summary=result("annular/summary.csv"),
+        summary=result("annular_ising/summary.csv"),
     output:
         figure=report(
-            figure("annular/{aa_figure}_heatmaps.png"),
+            figure("annular_ising/{aa_figure}_heatmaps.png"),
             caption="captions/annular_heatmaps.rst",
-            category="Annular augmentation, Ising heatmaps",
+            category="annular_ising",
+            subcategory="Annular augmentation, Ising heatmaps",
         ),
     log:
-        result("logs/annular/plot_{aa_figure}.log"),
+        result("logs/annular_ising/plot_{aa_figure}.log"),
     conda:
         CONDA_ENV
     params:
@@ -97,16 +98,17 @@ rule annular_ising_plot_heatmaps:
 
 rule annular_ising_plot_errata:  # diagnostic: Fig. 5 scored against the truth at W/2, as the authors' code did
     input:
-        summary=result("annular/summary.csv"),
+        summary=result("annular_ising/summary.csv"),
         paper_tables="config/paper_tables/annular_augmentation.csv",
     output:
         figure=report(
-            figure("annular/errata_w2_fig5.png"),
+            figure("annular_ising/errata_w2_fig5.png"),
             caption="captions/annular_errata.rst",
-            category="Annular augmentation, Ising heatmaps",
+            category="annular_ising",
+            subcategory="Annular augmentation, Ising heatmaps",
         ),
     log:
-        result("logs/annular/plot_errata.log"),
+        result("logs/annular_ising/plot_errata.log"),
     conda:
         CONDA_ENV
     params:

@@ -107,7 +107,8 @@ rule plot_benchmark_scaling:
         report(
             figure("benchmarks/scaling.png"),
             caption="captions/benchmark_scaling.rst",
-            category="Speed and scaling",
+            category="benchmarks",
+            subcategory="Speed and scaling",
         ),
     log:
         result("logs/benchmarks/scaling_plot.log"),

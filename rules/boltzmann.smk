@@ -1,7 +1,7 @@
 # Boltzmann-machine posteriors with estimated partition-function ratios (AA §3.2, appendix A.4, Figs. 6-8).
-#   heart_disease/{dataset}/        data.npz, posterior_{sampler}.npz (the W samples of every chain)
-#   heart_disease/{dataset}/variants/{variant}/   posterior_{sampler}.npz of sensitivity runs and errata diagnostics
-#   heart_disease/                  log_ratio_errors.csv (Fig. 6), fractions_within.csv (Fig. 8),
+#   boltzmann/{dataset}/        data.npz, posterior_{sampler}.npz (the W samples of every chain)
+#   boltzmann/{dataset}/variants/{variant}/   posterior_{sampler}.npz of sensitivity runs and errata diagnostics
+#   boltzmann/                  log_ratio_errors.csv (Fig. 6), fractions_within.csv (Fig. 8),
 #                                   posterior_moments.csv (Fig. 7), claims
 # The heart data set comes from the data directory (README, Data); the synthetic ones are drawn here.
 
@@ -20,9 +20,9 @@ rule boltzmann_compute_data:  # the heart-disease table, or synthetic data from 
     input:
         bm_data_inputs,
     output:
-        data=result("heart_disease/{bm_dataset}/data.npz"),
+        data=result("boltzmann/{bm_dataset}/data.npz"),
     log:
-        result("logs/heart_disease/compute_data_{bm_dataset}.log"),
+        result("logs/boltzmann/compute_data_{bm_dataset}.log"),
     conda:
         CONDA_ENV
     resources:
@@ -36,14 +36,14 @@ rule boltzmann_compute_data:  # the heart-disease table, or synthetic data from 
 
 rule boltzmann_compute_chains:  # sampler: approximate MH chains with every inner sampler and the exact ratio (d <= 10)
     input:
-        data=result("heart_disease/{bm_dataset}/data.npz"),
+        data=result("boltzmann/{bm_dataset}/data.npz"),
     output:
         **{
-            f"chains_{s}": result(f"heart_disease/{{bm_dataset}}/posterior_{s}.npz")
+            f"chains_{s}": result(f"boltzmann/{{bm_dataset}}/posterior_{s}.npz")
             for s in config["boltzmann"]["samplers"]
         },
     log:
-        result("logs/heart_disease/compute_chains_{bm_dataset}.log"),
+        result("logs/boltzmann/compute_chains_{bm_dataset}.log"),
     benchmark:
         result("benchmarks/snakemake/boltzmann_compute_chains_{bm_dataset}.tsv")
     wildcard_constraints:
@@ -63,15 +63,15 @@ rule boltzmann_compute_chains:  # sampler: approximate MH chains with every inne
 
 rule boltzmann_compute_chains_large:  # the same without the exact chain (2^d states cannot be enumerated)
     input:
-        data=result("heart_disease/{bm_dataset}/data.npz"),
+        data=result("boltzmann/{bm_dataset}/data.npz"),
     output:
         **{
-            f"chains_{s}": result(f"heart_disease/{{bm_dataset}}/posterior_{s}.npz")
+            f"chains_{s}": result(f"boltzmann/{{bm_dataset}}/posterior_{s}.npz")
             for s in config["boltzmann"]["samplers"]
             if s != "exact"
         },
     log:
-        result("logs/heart_disease/compute_chains_{bm_dataset}.log"),
+        result("logs/boltzmann/compute_chains_{bm_dataset}.log"),
     benchmark:
         result("benchmarks/snakemake/boltzmann_compute_chains_{bm_dataset}.tsv")
     wildcard_constraints:
@@ -91,11 +91,11 @@ rule boltzmann_compute_chains_large:  # the same without the exact chain (2^d st
 
 rule boltzmann_compute_variant:  # sampler: the inner samplers of a sensitivity run or an errata diagnostic, one data set
     input:
-        data=result("heart_disease/{bm_dataset}/data.npz"),
+        data=result("boltzmann/{bm_dataset}/data.npz"),
     output:
-        chains=directory(result("heart_disease/{bm_dataset}/variants/{bm_variant}")),
+        chains=directory(result("boltzmann/{bm_dataset}/variants/{bm_variant}")),
     log:
-        result("logs/heart_disease/compute_variant_{bm_variant}_{bm_dataset}.log"),
+        result("logs/boltzmann/compute_variant_{bm_variant}_{bm_dataset}.log"),
     benchmark:
         result(
             "benchmarks/snakemake/boltzmann_compute_variant_{bm_variant}_{bm_dataset}.tsv"
@@ -118,12 +118,12 @@ rule boltzmann_summarise:
         chains=bm_chain_files(),
         variant_chains=bm_variant_folders(),
     output:
-        errors=result("heart_disease/log_ratio_errors.csv"),
-        fractions=result("heart_disease/fractions_within.csv"),
-        posterior=result("heart_disease/posterior_moments.csv"),
+        errors=result("boltzmann/log_ratio_errors.csv"),
+        fractions=result("boltzmann/fractions_within.csv"),
+        posterior=result("boltzmann/posterior_moments.csv"),
         claims=result("claims/boltzmann.json"),
     log:
-        result("logs/heart_disease/summarise.log"),
+        result("logs/boltzmann/summarise.log"),
     conda:
         CONDA_ENV
     params:
@@ -135,15 +135,16 @@ rule boltzmann_summarise:
 
 rule boltzmann_plot_fig6:
     input:
-        errors=result("heart_disease/log_ratio_errors.csv"),
+        errors=result("boltzmann/log_ratio_errors.csv"),
     output:
         figure=report(
-            figure("heart_disease/fig6_log_ratio_errors.png"),
+            figure("boltzmann/fig6_log_ratio_errors.png"),
             caption="captions/heart_fig6.rst",
-            category="Annular augmentation, Boltzmann machine",
+            category="boltzmann",
+            subcategory="Annular augmentation, Boltzmann machine",
         ),
     log:
-        result("logs/heart_disease/plot_fig6.log"),
+        result("logs/boltzmann/plot_fig6.log"),
     conda:
         CONDA_ENV
     params:
@@ -158,12 +159,13 @@ rule boltzmann_plot_fig7:
         chains=bm_chain_files("heart"),
     output:
         figure=report(
-            figure("heart_disease/fig7_posterior.png"),
+            figure("boltzmann/fig7_posterior.png"),
             caption="captions/heart_fig7.rst",
-            category="Annular augmentation, Boltzmann machine",
+            category="boltzmann",
+            subcategory="Annular augmentation, Boltzmann machine",
         ),
     log:
-        result("logs/heart_disease/plot_fig7.log"),
+        result("logs/boltzmann/plot_fig7.log"),
     conda:
         CONDA_ENV
     params:
@@ -175,15 +177,16 @@ rule boltzmann_plot_fig7:
 
 rule boltzmann_plot_fig8:
     input:
-        fractions=result("heart_disease/fractions_within.csv"),
+        fractions=result("boltzmann/fractions_within.csv"),
     output:
         figure=report(
-            figure("heart_disease/fig8_fraction_within.png"),
+            figure("boltzmann/fig8_fraction_within.png"),
             caption="captions/heart_fig8.rst",
-            category="Annular augmentation, Boltzmann machine",
+            category="boltzmann",
+            subcategory="Annular augmentation, Boltzmann machine",
         ),
     log:
-        result("logs/heart_disease/plot_fig8.log"),
+        result("logs/boltzmann/plot_fig8.log"),
     conda:
         CONDA_ENV
     params:
@@ -195,16 +198,17 @@ rule boltzmann_plot_fig8:
 
 rule boltzmann_plot_errata:  # diagnostics of the authors' code: B1 (CMH's ratio / F) and B2 (cross-chain error)
     input:
-        errors=result("heart_disease/log_ratio_errors.csv"),
-        posterior=result("heart_disease/posterior_moments.csv"),
+        errors=result("boltzmann/log_ratio_errors.csv"),
+        posterior=result("boltzmann/posterior_moments.csv"),
     output:
         figure=report(
-            figure("heart_disease/errata_b1_b2.png"),
+            figure("boltzmann/errata_b1_b2.png"),
             caption="captions/heart_errata.rst",
-            category="Annular augmentation, Boltzmann machine",
+            category="boltzmann",
+            subcategory="Annular augmentation, Boltzmann machine",
         ),
     log:
-        result("logs/heart_disease/plot_errata.log"),
+        result("logs/boltzmann/plot_errata.log"),
     conda:
         CONDA_ENV
     params:

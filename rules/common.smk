@@ -180,7 +180,9 @@ def aa_settings(group):
 def aa_files(name, groups):
     """The per-setting result files ``name`` of the annular_ising groups ``groups``."""
     return [
-        result(f"annular/{g}/setting{k}/{name}") for g in groups for k in aa_settings(g)
+        result(f"annular_ising/{g}/setting{k}/{name}")
+        for g in groups
+        for k in aa_settings(g)
     ]
 
 
@@ -194,7 +196,7 @@ def bm_chain_files(name=None):
     """The posterior files of every boltzmann data set (or one), one per inner sampler; the exact chain only for d <= 10."""
     names = [name] if name else list(config["boltzmann"]["datasets"])
     return [
-        result(f"heart_disease/{n}/posterior_{s}.npz")
+        result(f"boltzmann/{n}/posterior_{s}.npz")
         for n in names
         for s in config["boltzmann"]["samplers"]
         if s != "exact" or bm_units(n) <= 10
@@ -204,7 +206,7 @@ def bm_chain_files(name=None):
 def bm_variant_folders():
     """The folder of every boltzmann variant and data set it runs (one posterior file per inner sampler inside)."""
     return [
-        result(f"heart_disease/{d}/variants/{v}")
+        result(f"boltzmann/{d}/variants/{v}")
         for v, spec in (config["boltzmann"].get("variants") or {}).items()
         for d in spec["datasets"]
     ]

@@ -80,7 +80,8 @@ rule mcmc_mle_plot_fig3:
         figure=report(
             figure("mcmc_mle/fig3_parameter_error.png"),
             caption="captions/mcmc_mle_fig3.rst",
-            category="DoGS 5.3, MCMC maximum likelihood",
+            category="mcmc_mle",
+            subcategory="DoGS 5.3, MCMC maximum likelihood",
         ),
     log:
         result("logs/mcmc_mle/plot_fig3.log"),

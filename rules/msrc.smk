@@ -96,7 +96,8 @@ rule msrc_plot_fig6:
         figure=report(
             figure("msrc/fig6_segmentation.png"),
             caption="captions/msrc_fig6.rst",
-            category="DoGS 5.5, MSRC segmentation",
+            category="msrc",
+            subcategory="DoGS 5.5, MSRC segmentation",
         ),
     log:
         result("logs/msrc/plot_fig6.log"),
@@ -116,7 +117,8 @@ rule msrc_plot_fig16:
         figure=report(
             figure("msrc/fig16_segmentation_repetitions.png"),
             caption="captions/msrc_fig16.rst",
-            category="DoGS 5.5, MSRC segmentation",
+            category="msrc",
+            subcategory="DoGS 5.5, MSRC segmentation",
         ),
     log:
         result("logs/msrc/plot_fig16.log"),
@@ -137,7 +139,8 @@ rule msrc_plot_fig7:
         figure=report(
             figure("msrc/fig7_hamming_error.png"),
             caption="captions/msrc_fig7.rst",
-            category="DoGS 5.5, MSRC segmentation",
+            category="msrc",
+            subcategory="DoGS 5.5, MSRC segmentation",
         ),
     log:
         result("logs/msrc/plot_fig7.log"),

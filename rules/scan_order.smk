@@ -31,7 +31,7 @@ rule scan_order_compute_mixing:  # t_mix of one model for every n: random, best 
     log:
         result("logs/scan_order/mixing_{scan_model}.log"),
     benchmark:
-        result("benchmarks/scan_order/mixing_{scan_model}.tsv")
+        result("benchmarks/snakemake/scan_order_compute_mixing_{scan_model}.tsv")
     wildcard_constraints:
         scan_model="|".join(SCAN_ORDER_MODELS),
     priority: LONG
@@ -53,7 +53,7 @@ rule scan_order_compute_islands:  # reduced two-islands chain (Fig. 2a) and exac
     log:
         result("logs/scan_order/islands.log"),
     benchmark:
-        result("benchmarks/scan_order/islands.tsv")
+        result("benchmarks/snakemake/scan_order_compute_islands.tsv")
     conda:
         CONDA_ENV
     resources:
@@ -71,7 +71,7 @@ rule scan_order_compute_island_mass:  # Fig. 2b: mass on the other island over u
     log:
         result("logs/scan_order/island_mass.log"),
     benchmark:
-        result("benchmarks/scan_order/island_mass.tsv")
+        result("benchmarks/snakemake/scan_order_compute_island_mass.tsv")
     conda:
         CONDA_ENV
     resources:
@@ -89,7 +89,7 @@ rule scan_order_compute_permutations:  # Fig. 2c: exact t_mix of every permutati
     log:
         result("logs/scan_order/permutations_{perm_model}.log"),
     benchmark:
-        result("benchmarks/scan_order/permutations_{perm_model}.tsv")
+        result("benchmarks/snakemake/scan_order_compute_permutations_{perm_model}.tsv")
     wildcard_constraints:
         perm_model="|".join(SCAN_ORDER_PERMUTATION_MODELS),
     conda:
@@ -143,7 +143,8 @@ rule scan_order_plot_fig2a:
         figure=report(
             figure("scan_order/fig2a_mixing_time_vs_n.png"),
             caption="captions/scan_order_fig2a.rst",
-            category="He et al. 2016, scan order",
+            category="scan_order",
+            subcategory="He et al. 2016, scan order",
         ),
     log:
         result("logs/scan_order/fig2a.log"),
@@ -163,7 +164,8 @@ rule scan_order_plot_fig2b:
         figure=report(
             figure("scan_order/fig2b_two_islands_mass.png"),
             caption="captions/scan_order_fig2b.rst",
-            category="He et al. 2016, scan order",
+            category="scan_order",
+            subcategory="He et al. 2016, scan order",
         ),
     log:
         result("logs/scan_order/fig2b.log"),
@@ -186,7 +188,8 @@ rule scan_order_plot_fig2c:
         figure=report(
             figure("scan_order/fig2c_permutations.png"),
             caption="captions/scan_order_fig2c.rst",
-            category="He et al. 2016, scan order",
+            category="scan_order",
+            subcategory="He et al. 2016, scan order",
         ),
     log:
         result("logs/scan_order/fig2c.log"),

@@ -26,7 +26,7 @@ rule timing_compute:
     log:
         result("logs/timing/L{side}/trial{trial}.log"),
     benchmark:
-        result("benchmarks/snakemake/timing_run_L{side}_trial{trial}.tsv")
+        result("benchmarks/snakemake/timing_compute_L{side}_trial{trial}.tsv")
     wildcard_constraints:
         side=r"\d+",
         trial=r"\d+",
@@ -78,7 +78,7 @@ rule timing_compute_epsilon:  # App. B.2: the DoGS bias for smaller early-stoppi
     log:
         result("logs/timing/epsilon_sweep.log"),
     benchmark:
-        result("benchmarks/snakemake/timing_epsilon_sweep.tsv")
+        result("benchmarks/snakemake/timing_compute_epsilon.tsv")
     conda:
         CONDA_ENV
     resources:
@@ -117,7 +117,8 @@ rule timing_plot_fig2:
         figure=report(
             figure("timing/fig2_L1000.png"),
             caption="captions/timing_fig2.rst",
-            category="DoGS 5.2, timing",
+            category="timing",
+            subcategory="DoGS 5.2, timing",
         ),
     log:
         result("logs/timing/fig2.log"),
@@ -142,7 +143,8 @@ rule timing_plot_fig10:
         figure=report(
             figure("timing/fig10_L1000_trials.png"),
             caption="captions/timing_fig10.rst",
-            category="DoGS 5.2, timing",
+            category="timing",
+            subcategory="DoGS 5.2, timing",
         ),
     log:
         result("logs/timing/fig10.log"),
@@ -164,7 +166,8 @@ rule timing_plot_fig11:
         figure=report(
             figure("timing/fig11_L300.png"),
             caption="captions/timing_fig11.rst",
-            category="DoGS 5.2, timing",
+            category="timing",
+            subcategory="DoGS 5.2, timing",
         ),
     log:
         result("logs/timing/fig11.log"),

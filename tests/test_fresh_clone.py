@@ -165,7 +165,7 @@ def test_the_config_key_data_dir_reaches_the_jobs(clone, tmp_path):
     config = tmp_path / "where.yaml"
     config.write_text(f"results_dir: {tmp_path / 'results'}\nfigures_dir: {tmp_path / 'figures'}\n"
                       f"data_dir: {data_dir().resolve()}\n")
-    target = tmp_path / "results" / "heart_disease" / "heart" / "data.npz"
+    target = tmp_path / "results" / "boltzmann" / "heart" / "data.npz"
     cmd = [sys.executable, "-m", "snakemake", "--cores", "1", str(target), "--configfile", "config/smoke.yaml",
            str(config)]
     proc = subprocess.run(cmd, cwd=clone, capture_output=True, text=True, timeout=600,

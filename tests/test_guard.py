@@ -79,14 +79,48 @@ def test_each_bad_config_of_the_issue_is_refused_before_planning(tmp_path, case)
     assert cpu < 5, f"{cpu:.1f} s of CPU"
 
 
-@pytest.mark.parametrize("case", ["billion laughs", "random bytes", "empty file", "top-level list", "syntax error",
-                                  "tab indentation"])
-def test_hostile_config_files_are_refused_by_snakemake_naming_the_file(tmp_path, case):
-    content, expected = HOSTILE[case]
-    proc, text, bad, cpu = _plan(tmp_path, content)
+#: What stops a broken ``--configfile`` (README, "Hostile config files"): Snakemake's own loader, before the Snakefile.
+SNAKEMAKE_REFUSALS = {
+    "random bytes": "UnicodeDecodeError: 'utf-8' codec can't decode byte 0x80",
+    "empty file": "Config file must be given as JSON or YAML with keys at top level.",
+    "top-level list": "Config file must be given as JSON or YAML with keys at top level.",
+    "syntax error": "Config file is not valid JSON or YAML.",
+    "tab indentation": "Config file is not valid JSON or YAML.",
+}
+
+
+def _run_with_hostile_file(tmp_path, content):
+    """``snakemake --cores 1`` (a real run, not a plan) of the smoke DAG with results under ``tmp_path`` and then
+    the file ``content`` as the last ``--configfile``; (process, output, hostile file, CPU seconds)."""
+    where = tmp_path / "where.yaml"
+    where.write_text(f"results_dir: {tmp_path / 'results'}\nfigures_dir: {tmp_path / 'figures'}\n")
+    bad = tmp_path / "hostile.yaml"
+    bad.write_bytes(content if isinstance(content, bytes) else content.encode())
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "--configfile", "config/smoke.yaml",
+                           str(where), str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return proc, proc.stdout + proc.stderr, bad, cpu
+
+
+@pytest.mark.parametrize("case", sorted(SNAKEMAKE_REFUSALS))
+def test_broken_config_files_stop_snakemake_itself_before_any_job(tmp_path, case):
+    proc, text, _, cpu = _run_with_hostile_file(tmp_path, HOSTILE[case][0])
+    assert proc.returncode != 0
+    assert SNAKEMAKE_REFUSALS[case] in text, text[-3000:]
+    assert "Building DAG of jobs" not in text and "Estimated job time" not in text, text[-3000:]
+    assert not (tmp_path / "results").exists() and not (tmp_path / "figures").exists()
+    assert cpu < 5, f"{cpu:.1f} s of CPU (Snakemake's own start-up included)"
+
+
+def test_an_alias_bomb_that_snakemake_accepts_is_refused_by_the_guard_naming_the_file(tmp_path):
+    content, expected = HOSTILE["billion laughs"]
+    proc, text, bad, cpu = _run_with_hostile_file(tmp_path, content)
     assert proc.returncode != 0
     assert f"{bad}" in text and expected in text, text[-3000:]
-    assert "Building DAG of jobs" not in text and "UnicodeDecodeError" not in text, text[-3000:]
+    assert "Building DAG of jobs" not in text, text[-3000:]
+    assert not (tmp_path / "results").exists() and not (tmp_path / "figures").exists()
     assert cpu < 5, f"{cpu:.1f} s of CPU (Snakemake's own start-up included)"
 
 

@@ -58,3 +58,20 @@ def test_every_dependency_is_locked_and_in_the_conda_environment():
     for name in required:
         assert name in pinned, f"envs/environment.yaml does not list {name}"
         assert pinned[name] == lock[name], f"{name}: environment.yaml pins {pinned[name]}, the lock {lock[name]}"
+
+
+def test_no_installed_package_of_ours_changes_snakemake_for_other_workflows(tmp_path):
+    """An unrelated two-line workflow whose config is yte-templated (``__use_yte__``, ``?`` expressions), which our
+    own guard would refuse for this workflow, plans in this environment, with the templated value."""
+    (tmp_path / "Snakefile").write_text('rule all:\n    shell: "echo answer=" + str(config["answer"])\n')
+    (tmp_path / "config.yaml").write_text("__use_yte__: true\nanswer: ?6 * 7\n")
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "1", "--configfile", "config.yaml"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode == 0, text[-3000:]
+    assert "echo answer=42" in text, text[-3000:]
+    from importlib.metadata import distribution
+
+    ours = {line.split("/")[0] for line in (distribution("dogs").read_text("top_level.txt") or "").split()}
+    snakemake_plugins = {name for name in ours if name.startswith("snakemake")}
+    assert not snakemake_plugins, f"the dogs distribution installs Snakemake plugin packages: {snakemake_plugins}"

@@ -208,9 +208,9 @@ def _documented_copy(tmp_path):
     # 3. the rules file and its include line
     (work / "rules" / "toy.smk").write_text(textwrap.dedent(TOY_RULES))
     snakefile = (work / "Snakefile").read_text()
-    assert snakefile.count('include: "rules/tables.smk"') == 1
-    (work / "Snakefile").write_text(snakefile.replace('include: "rules/tables.smk"',
-                                                      'include: "rules/tables.smk"\ninclude: "rules/toy.smk"'))
+    assert snakefile.count('include: "rules/paper_vs_ours.smk"') == 1
+    (work / "Snakefile").write_text(snakefile.replace('include: "rules/paper_vs_ours.smk"',
+                                                      'include: "rules/paper_vs_ours.smk"\ninclude: "rules/toy.smk"'))
     return work
 
 

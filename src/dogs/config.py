@@ -13,9 +13,9 @@ are closed here:
   every later step that walks the config would hang on it) or nesting deeper than
   :data:`MAX_DEPTH`; an empty file or one whose top level is not a mapping; yte templating
   (``__use_yte__``), which would evaluate Python expressions from the file; and a key written twice
-  in one mapping (YAML loaders silently keep the last value). Snakemake reads ``--configfile`` files
-  itself before the Snakefile runs, so :func:`install_snakemake_config_check` puts this check in
-  front of Snakemake's own loader (see ``src/snakemake_logger_plugin_dogs_config_check``).
+  in one mapping (YAML loaders silently keep the last value). Snakemake parses ``--configfile`` files
+  itself before the Snakefile runs (it stops on an empty, binary or syntax-error file with its own
+  message); the workflow's guard then reads every config file again with this check, before planning.
 - **Integers written as floats.** JSON Schema counts ``4.0`` as an integer; Python then fails far from
   the config (``range(4.0)``) with an error that names no key. :func:`check_strict_types` requires a
   real ``int`` wherever the schema says ``integer``.
@@ -40,8 +40,7 @@ from pathlib import Path
 import yaml
 
 __all__ = ["ConfigError", "MAX_DEPTH", "MAX_EXPANDED_NODES", "MAX_FILE_BYTES", "MAX_INTEGER", "check_config_files",
-           "check_strict_types", "install_snakemake_config_check", "key_source", "load_config_file",
-           "load_yaml_strict"]
+           "check_strict_types", "key_source", "load_config_file", "load_yaml_strict"]
 
 #: Largest config file read (bytes). Our own config.yaml is about 25 kB.
 MAX_FILE_BYTES = 1_000_000
@@ -211,45 +210,6 @@ def key_source(key: str, paths, loaded=None) -> Path | None:
         if node is not data and not isinstance(node, dict):
             found = Path(path)  # the file replaces a parent of the key by a value that is not a mapping
     return found
-
-
-def install_snakemake_config_check() -> bool:
-    """Put :func:`load_config_file` in front of Snakemake's loader of ``--configfile`` files.
-
-    Snakemake's command line reads every ``--configfile`` (``ConfigSettings`` in
-    ``snakemake.settings.types``) before it parses the Snakefile, so no check written in the Snakefile
-    can see a file that Snakemake's own loader chokes on: random bytes end in a ``UnicodeDecodeError``
-    traceback, an empty file, a list or a syntax error in a message that names no file. The wrapper
-    checks the file first and raises Snakemake's ``WorkflowError`` with our message, which Snakemake
-    prints without a traceback; a file that passes goes on to Snakemake's loader unchanged.
-
-    Returns whether the check was installed (``False`` when Snakemake lacks the loader it wraps, so a
-    Snakemake upgrade that moves it fails the end-to-end tests instead of breaking every run).
-    """
-    try:
-        import snakemake.common.configfile as configfile
-        import snakemake.settings.types as settings_types
-        from snakemake_interface_common.exceptions import WorkflowError
-    except ImportError:
-        return False
-    original = getattr(configfile, "load_configfile", None)
-    if original is None or getattr(original, "_dogs_checked", False):
-        return original is not None
-
-    def load_configfile(configpath):
-        if isinstance(configpath, (str, Path)):
-            try:
-                load_config_file(configpath)
-            except ConfigError as exc:
-                raise WorkflowError(str(exc)) from None
-        return original(configpath)
-
-    load_configfile._dogs_checked = True
-    load_configfile.__doc__ = original.__doc__
-    configfile.load_configfile = load_configfile
-    if getattr(settings_types, "load_configfile", None) is original:
-        settings_types.load_configfile = load_configfile
-    return True
 
 
 def _types(schema: dict) -> set:

@@ -1,4 +1,4 @@
-"""Render the paper-vs-ours table (``tables/paper_vs_ours.md`` and ``.csv``) from the claims files.
+"""Render the paper-vs-ours table (``paper_vs_ours/paper_vs_ours.md`` and ``.csv``) from the claims files.
 
 Step ``summarise`` (see :mod:`dogs.workflow.shell`): inputs ``claims`` (``config/paper_claims.yaml``) and
 ``measured`` (every family's measured claims), outputs ``md`` and ``csv`` (and optionally ``html``, the page of

@@ -278,8 +278,10 @@ def time_table(hours: dict[str, float]) -> str:
 
 
 #: Benchmark files whose names do not start with their rule's name (``rules/*.smk``), by the start of their path
-#: below ``benchmarks/``.
+#: below ``benchmarks/``: the per-model rates of scan_order_compute_mixing, and the names of result folders written
+#: before every benchmark file was named ``benchmarks/snakemake/<rule>[_<wildcards>].tsv``.
 _BENCHMARK_NAMES = {
+    "snakemake/scan_order_compute_mixing_": "scan_order_compute_mixing:",
     "snakemake/timing_run_": "timing_compute",
     "snakemake/timing_epsilon_sweep": "timing_compute_epsilon",
     "scan_order/mixing_": "scan_order_compute_mixing:",  # one rate per model: scan_order_compute_mixing:<model>

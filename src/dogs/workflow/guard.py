@@ -6,8 +6,9 @@ order, and stops at the first problem with a :class:`~dogs.config.ConfigError` t
 file that set it:
 
 1. every config file read defensively (:func:`dogs.config.load_config_file`: size, encoding, YAML
-   aliases, syntax with file and line, duplicate keys). Snakemake has read the ``--configfile`` files
-   already by then, through the same check (:func:`dogs.config.install_snakemake_config_check`);
+   aliases, syntax with file and line, duplicate keys). Snakemake has parsed the ``--configfile`` files
+   already by then with its own loader, which stops on an empty, binary or syntax-error file but not on
+   a YAML alias bomb (README, "Hostile config files");
 2. the merged config against ``config/schema.yaml`` (types, ranges, enums, required and unknown keys);
 3. integers written as floats, integers beyond any sane bound, NaN and infinity
    (:func:`dogs.config.check_strict_types`);

@@ -7,15 +7,16 @@ rule paper_vs_ours_summarise:
         claims="config/paper_claims.yaml",
         measured=CLAIM_FILES,
     output:
-        md=result("tables/paper_vs_ours.md"),
+        md=result("paper_vs_ours/paper_vs_ours.md"),
         html=report(
-            result("tables/paper_vs_ours.html"),
+            result("paper_vs_ours/paper_vs_ours.html"),
             caption="captions/paper_vs_ours.rst",
-            category="Paper vs ours",
+            category="paper_vs_ours",
+            subcategory="Paper vs ours",
         ),
-        csv=result("tables/paper_vs_ours.csv"),
+        csv=result("paper_vs_ours/paper_vs_ours.csv"),
     log:
-        result("logs/paper_vs_ours.log"),
+        result("logs/paper_vs_ours/summarise.log"),
     conda:
         CONDA_ENV
     params:

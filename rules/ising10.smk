@@ -1,0 +1,129 @@
+# DoGS §5.1 and App. B.1: 10x10 random Ising, TV guarantees of uniform, systematic, DoGS, iterated DoGS (Figs. 1, 9).
+# Compute (guarantees, samplers) -> summarise (tables, claims) -> plot; a plot rule never runs a sampler.
+# Every rule runs `python -m dogs.experiments.<family> <step> {params.args}`: step_args (common.smk) passes the
+# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
+#   ising10/rep{rep}/             model.npz, guarantees.csv, scans.npz (+ DoGS scans of every T, measured error)
+
+
+ISING10_REPLICATES = list(range(config["ising10"]["n_replicates"]))
+
+
+wildcard_constraints:
+    rep=r"\d+",
+
+
+rule ising10_compute_guarantees:  # model, TV guarantees of the four scans, DoGS re-optimised for every T
+    output:
+        model=result("ising10/rep{rep}/model.npz"),
+        guarantees=result("ising10/rep{rep}/guarantees.csv"),
+        scans=result("ising10/rep{rep}/scans.npz"),
+        dogs_scans=result("ising10/rep{rep}/dogs_scans.npz"),
+        runs=result("ising10/rep{rep}/dogs_runs.csv"),
+    log:
+        result("logs/ising10/compute_guarantees_rep{rep}.log"),
+    benchmark:
+        result("benchmarks/snakemake/ising10_compute_guarantees_rep{rep}.tsv")
+    conda:
+        CONDA_ENV
+    resources:
+        mem_mb=memory_mb("ising10"),
+    params:
+        python=PYTHON,
+        args=step_args("ising10"),
+    shell:
+        "{params.python} -m dogs.experiments.ising10 compute-guarantees {params.args} > {log} 2>&1"
+
+
+rule ising10_compute_measure:  # sampler: marginal error of independent chains against junction-tree marginals
+    input:
+        model=result("ising10/rep{rep}/model.npz"),
+        guarantees=result("ising10/rep{rep}/guarantees.csv"),
+        dogs_scans=result("ising10/rep{rep}/dogs_scans.npz"),
+    output:
+        measured=result("ising10/rep{rep}/measured_error.csv"),
+        exact=result("ising10/rep{rep}/exact_marginals.npz"),
+    log:
+        result("logs/ising10/compute_measure_rep{rep}.log"),
+    benchmark:
+        result("benchmarks/snakemake/ising10_compute_measure_rep{rep}.tsv")
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES  # independent chains over every core (numba prange)
+    resources:
+        mem_mb=memory_mb("ising10"),
+    params:
+        python=PYTHON,
+        args=step_args("ising10"),
+    shell:
+        "{params.python} -m dogs.experiments.ising10 compute-measure {params.args} > {log} 2>&1"
+
+
+rule ising10_summarise:
+    input:
+        guarantees=expand(
+            result("ising10/rep{rep}/guarantees.csv"), rep=ISING10_REPLICATES
+        ),
+        measured=expand(
+            result("ising10/rep{rep}/measured_error.csv"),
+            rep=config["ising10"]["measure"]["replicates"],
+        ),
+    output:
+        summary=result("ising10/summary.csv"),
+        claims=result("claims/ising10.json"),
+    log:
+        result("logs/ising10/summarise.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("ising10"),
+    shell:
+        "{params.python} -m dogs.experiments.ising10 summarise {params.args} > {log} 2>&1"
+
+
+rule ising10_plot_fig1:
+    input:
+        guarantees=result("ising10/rep0/guarantees.csv"),
+        measured=result("ising10/rep0/measured_error.csv"),
+    output:
+        figure=report(
+            figure("ising10/fig1_guarantees_rep0.png"),
+            caption="captions/ising10_fig1.rst",
+            category="ising10",
+            subcategory="DoGS 5.1, 10x10 Ising",
+        ),
+    log:
+        result("logs/ising10/plot_fig1.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("ising10"),
+    shell:
+        "{params.python} -m dogs.experiments.ising10 plot-fig1 {params.args} > {log} 2>&1"
+
+
+rule ising10_plot_fig9:
+    input:
+        guarantees=expand(
+            result("ising10/rep{rep}/guarantees.csv"), rep=ISING10_REPLICATES[1:]
+        ),
+    output:
+        figure=report(
+            figure("ising10/fig9_guarantees_replicates.png"),
+            caption="captions/ising10_fig9.rst",
+            category="ising10",
+            subcategory="DoGS 5.1, 10x10 Ising",
+        ),
+    log:
+        result("logs/ising10/plot_fig9.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("ising10"),
+    shell:
+        "{params.python} -m dogs.experiments.ising10 plot-fig9 {params.args} > {log} 2>&1"
+
+
+CLAIM_FILES.append(result("claims/ising10.json"))

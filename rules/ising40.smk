@@ -1,0 +1,235 @@
+# DoGS §5.4 and App. B.3: 40x40 marginal guarantees on the open grid and the torus (Figs. 4, 5, 12-15).
+# Compute (guarantees, samplers) -> summarise (tables, claims) -> plot; a plot rule never runs a sampler.
+# Every rule runs `python -m dogs.experiments.<family> <step> {params.args}`: step_args (common.smk) passes the
+# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
+#   ising40/{model}/              the same for the open grid and the torus (+ scan profile, bias of X_1)
+
+
+ISING40_REPETITIONS = list(range(config["ising40"]["bias"]["repetitions"] + 1))
+
+
+wildcard_constraints:
+    repetition=r"\d+",
+    model="open|torus",
+
+
+rule ising40_compute_guarantees:  # target e_1; open grid (theta = atanh 1/4) or torus (theta = 0.25)
+    output:
+        model=result("ising40/{model}/model.npz"),
+        guarantees=result("ising40/{model}/guarantees.csv"),
+        scans=result("ising40/{model}/scans.npz"),
+        dogs_scans=result("ising40/{model}/dogs_scans.npz"),
+        runs=result("ising40/{model}/dogs_runs.csv"),
+    log:
+        result("logs/ising40/compute_guarantees_{model}.log"),
+    benchmark:
+        result("benchmarks/snakemake/ising40_compute_guarantees_{model}.tsv")
+    conda:
+        CONDA_ENV
+    resources:
+        mem_mb=memory_mb("ising40"),
+    params:
+        python=PYTHON,
+        args=step_args("ising40"),
+    shell:
+        "{params.python} -m dogs.experiments.ising40 compute-guarantees {params.args} > {log} 2>&1"
+
+
+rule ising40_summarise_profile:  # the DoGS scan of the largest T: by distance, by segment, by step
+    input:
+        scans=result("ising40/{model}/scans.npz"),
+    output:
+        histogram=result("ising40/{model}/profile_histogram.csv"),
+        profile=result("ising40/{model}/profile.npz"),
+    log:
+        result("logs/ising40/summarise_profile_{model}.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("ising40"),
+    shell:
+        "{params.python} -m dogs.experiments.ising40 summarise-profile {params.args} > {log} 2>&1"
+
+
+rule ising40_compute_bias:  # sampler: bias of X_1^T on the torus, independent chains per T (repetition 0 = Fig. 5)
+    input:
+        model=result("ising40/torus/model.npz"),
+        dogs_scans=result("ising40/torus/dogs_scans.npz"),
+    output:
+        bias=result("ising40/torus/bias_rep{repetition}.csv"),
+    log:
+        result("logs/ising40/compute_bias_rep{repetition}.log"),
+    benchmark:
+        result("benchmarks/snakemake/ising40_compute_bias_rep{repetition}.tsv")
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES  # independent chains over every core (numba prange)
+    resources:
+        mem_mb=memory_mb("ising40"),
+    params:
+        python=PYTHON,
+        args=step_args("ising40"),
+    shell:
+        "{params.python} -m dogs.experiments.ising40 compute-bias {params.args} > {log} 2>&1"
+
+
+rule ising40_summarise:
+    input:
+        guarantees_open=result("ising40/open/guarantees.csv"),
+        guarantees_torus=result("ising40/torus/guarantees.csv"),
+        profile_open=result("ising40/open/profile.npz"),
+        profile_torus=result("ising40/torus/profile.npz"),
+        histogram_open=result("ising40/open/profile_histogram.csv"),
+        bias=expand(
+            result("ising40/torus/bias_rep{repetition}.csv"),
+            repetition=ISING40_REPETITIONS,
+        ),
+    output:
+        summary=result("ising40/summary.csv"),
+        claims=result("claims/ising40.json"),
+    log:
+        result("logs/ising40/summarise.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("ising40"),
+    shell:
+        "{params.python} -m dogs.experiments.ising40 summarise {params.args} > {log} 2>&1"
+
+
+rule ising40_plot_fig4:
+    input:
+        guarantees=result("ising40/open/guarantees.csv"),
+        histogram=result("ising40/open/profile_histogram.csv"),
+    output:
+        figure=report(
+            figure("ising40/fig4_open_guarantees.png"),
+            caption="captions/ising40_fig4.rst",
+            category="ising40",
+            subcategory="DoGS 5.4, 40x40 marginals",
+        ),
+    log:
+        result("logs/ising40/plot_fig4.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("ising40"),
+    shell:
+        "{params.python} -m dogs.experiments.ising40 plot-fig4 {params.args} > {log} 2>&1"
+
+
+rule ising40_plot_fig5:
+    input:
+        guarantees=result("ising40/torus/guarantees.csv"),
+        bias=result("ising40/torus/bias_rep0.csv"),
+    output:
+        figure=report(
+            figure("ising40/fig5_torus_guarantees_bias.png"),
+            caption="captions/ising40_fig5.rst",
+            category="ising40",
+            subcategory="DoGS 5.4, 40x40 marginals",
+        ),
+    log:
+        result("logs/ising40/plot_fig5.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("ising40"),
+    shell:
+        "{params.python} -m dogs.experiments.ising40 plot-fig5 {params.args} > {log} 2>&1"
+
+
+rule ising40_plot_fig12:
+    input:
+        profile=result("ising40/open/profile.npz"),
+    output:
+        figure=report(
+            figure("ising40/fig12_open_frequency_maps.png"),
+            caption="captions/ising40_fig12.rst",
+            category="ising40",
+            subcategory="DoGS 5.4, 40x40 marginals",
+        ),
+    log:
+        result("logs/ising40/plot_fig12.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("ising40"),
+    shell:
+        "{params.python} -m dogs.experiments.ising40 plot-fig12 {params.args} > {log} 2>&1"
+
+
+rule ising40_plot_fig13:
+    input:
+        bias=expand(
+            result("ising40/torus/bias_rep{repetition}.csv"),
+            repetition=ISING40_REPETITIONS[1:],
+        ),
+    output:
+        figure=report(
+            figure("ising40/fig13_torus_bias_repetitions.png"),
+            caption="captions/ising40_fig13.rst",
+            category="ising40",
+            subcategory="DoGS 5.4, 40x40 marginals",
+        ),
+    log:
+        result("logs/ising40/plot_fig13.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("ising40"),
+    shell:
+        "{params.python} -m dogs.experiments.ising40 plot-fig13 {params.args} > {log} 2>&1"
+
+
+rule ising40_plot_fig14:
+    input:
+        bias=result("ising40/torus/bias_rep0.csv"),
+        histogram=result("ising40/torus/profile_histogram.csv"),
+        profile=result("ising40/torus/profile.npz"),
+    output:
+        figure=report(
+            figure("ising40/fig14_torus_profile.png"),
+            caption="captions/ising40_fig14.rst",
+            category="ising40",
+            subcategory="DoGS 5.4, 40x40 marginals",
+        ),
+    log:
+        result("logs/ising40/plot_fig14.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("ising40"),
+    shell:
+        "{params.python} -m dogs.experiments.ising40 plot-fig14 {params.args} > {log} 2>&1"
+
+
+rule ising40_plot_fig15:
+    input:
+        profile=result("ising40/torus/profile.npz"),
+    output:
+        figure=report(
+            figure("ising40/fig15_torus_frequency_maps.png"),
+            caption="captions/ising40_fig15.rst",
+            category="ising40",
+            subcategory="DoGS 5.4, 40x40 marginals",
+        ),
+    log:
+        result("logs/ising40/plot_fig15.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        args=step_args("ising40"),
+    shell:
+        "{params.python} -m dogs.experiments.ising40 plot-fig15 {params.args} > {log} 2>&1"
+
+
+CLAIM_FILES.append(result("claims/ising40.json"))

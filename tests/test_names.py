@@ -1,0 +1,85 @@
+"""One name per experiment (README, "Results layout"): a family's config section, module, rules file, result, figure,
+log and benchmark files and report category all carry the family's name."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dogs.workflow.cost import rule_of
+
+ROOT = Path(__file__).resolve().parents[1]
+RULE_FILES = {path.stem: path.read_text() for path in sorted((ROOT / "rules").glob("*.smk")) if path.stem != "common"}
+#: Families without a config section: the paper-vs-ours table reads every family's claims.
+NO_CONFIG = {"paper_vs_ours"}
+#: The speed benchmarks' rules predate the <family>_<step> naming; renaming them would change their targets.
+OLDER_RULE_NAMES = {"benchmark_gibbs", "benchmark_dogs", "benchmark_binary_samplers", "benchmark_scaling",
+                    "plot_benchmark_scaling", "summarise_benchmarks"}
+#: A path given to result() or figure() (plain or f-string, on one line or the next).
+PATH = re.compile(r'\b(result|figure)\(\s*f?"([^"]+)"')
+
+
+def _rules(text: str) -> list[str]:
+    return re.findall(r"^rule (\w+):", text, flags=re.M)
+
+
+def test_every_rules_file_is_one_family_with_its_config_section_and_module():
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    assert "ising" not in RULE_FILES  # one file per family (ising10, ising40, loose_bounds)
+    for family in RULE_FILES:
+        assert family in config or family in NO_CONFIG, f"rules/{family}.smk has no config section {family}"
+        module = ROOT / "src" / "dogs" / "experiments" / f"{family}.py"
+        package = ROOT / "src" / "dogs" / family
+        assert module.is_file() or package.is_dir(), f"rules/{family}.smk has no module dogs.experiments.{family}"
+    sections = {key for key, value in config.items() if isinstance(value, dict) and key != "resources"}
+    assert sections <= set(RULE_FILES), f"config sections without a rules file: {sections - set(RULE_FILES)}"
+
+
+@pytest.mark.parametrize("family", sorted(RULE_FILES))
+def test_rules_outputs_logs_and_report_categories_carry_the_family_name(family):
+    text = RULE_FILES[family]
+    rules = _rules(text)
+    assert rules, f"rules/{family}.smk defines no rule"
+    for rule in rules:
+        assert rule.startswith(family + "_") or rule in OLDER_RULE_NAMES, f"rules/{family}.smk: rule {rule}"
+    paths = [path for _, path in PATH.findall(text)]
+    assert paths
+    allowed = (f"{family}/", f"logs/{family}/", f"claims/{family}.json")
+    for path in paths:
+        benchmark = path.startswith("benchmarks/snakemake/") and any(
+            path.removeprefix("benchmarks/snakemake/").startswith(rule) for rule in rules)
+        assert path.startswith(allowed) or benchmark, f"rules/{family}.smk writes {path!r}, outside {family}/"
+    categories = re.findall(r'\bcategory="([^"]+)"', text)
+    assert categories and set(categories) == {family}, f"rules/{family}.smk: report categories {set(categories)}"
+
+
+def test_the_snakefile_targets_live_in_family_folders():
+    text = (ROOT / "Snakefile").read_text()
+    folders = {path.split("/")[0] for _, path in PATH.findall(text)}
+    assert folders and folders <= set(RULE_FILES), f"targets outside a family folder: {folders - set(RULE_FILES)}"
+    included = set(re.findall(r'^include: "rules/(\w+)\.smk"', text, flags=re.M)) - {"common"}
+    assert included == set(RULE_FILES)
+
+
+def test_every_benchmark_file_is_read_back_as_its_rule():
+    rules = [rule for text in RULE_FILES.values() for rule in _rules(text)]
+    same_rate = {"boltzmann_compute_chains_large": "boltzmann_compute_chains"}  # both write <rule>_<data set>
+    checked = 0
+    for text in RULE_FILES.values():
+        for block in re.split(r"^rule ", text, flags=re.M)[1:]:
+            rule = block.split(":", 1)[0]
+            found = re.search(r'benchmark:\s*result\(\s*"([^"]+)"', block)
+            if found:
+                path = "results/" + re.sub(r"\{[^}]+\}", "1", found.group(1))
+                assert rule_of(path, rules) is not None, path
+                assert rule_of(path, rules).split(":")[0] == same_rate.get(rule, rule), path
+                checked += 1
+    assert checked >= 20
+    # result folders written before the rename are still read (README, "Results layout")
+    assert rule_of("results/benchmarks/scan_order/mixing_two_islands.tsv", rules) == "scan_order_compute_mixing:two_islands"
+    assert rule_of("results/benchmarks/snakemake/scan_order_compute_mixing_two_islands.tsv",
+                   rules) == "scan_order_compute_mixing:two_islands"
+    assert rule_of("results/benchmarks/snakemake/timing_run_L1000_trial0.tsv", rules) == "timing_compute"
