@@ -36,7 +36,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Work", "chain_seeds", "check_n_chains", "spawned_chain_seeds"]
+from dogs._kernels.gibbs import seed_states
+from dogs._kernels.rng import seed_state
+from dogs.samplers.checks import check_int
+
+__all__ = ["Work", "chain_seeds", "check_n_chains", "kernel_rng_state", "kernel_rng_states", "spawned_chain_seeds"]
 
 
 @dataclass(frozen=True)
@@ -61,11 +65,28 @@ class Work:
 
 def check_n_chains(n_chains) -> int:
     """``n_chains`` as a positive int; a clear error otherwise."""
-    if isinstance(n_chains, (bool, np.bool_)) or not isinstance(n_chains, numbers.Integral):
-        raise TypeError(f"n_chains must be an integer, got {type(n_chains).__name__}")
-    if n_chains < 1:
-        raise ValueError(f"n_chains must be >= 1, got {n_chains}")
-    return int(n_chains)
+    return check_int("n_chains", n_chains)
+
+
+def kernel_rng_state(rng) -> np.ndarray:
+    """The xoshiro256** state ``(4,) uint64`` of a single chain: from a kernel seed word (a ``numpy.uint64``, as
+    :func:`chain_seeds` and :func:`spawned_chain_seeds` make them) or from any ``seed`` of :func:`chain_seeds`
+    (child 0 of ``SeedSequence(seed)``). This is the ``rng`` argument of the samplers' ``run`` layer."""
+    return seed_state(rng if isinstance(rng, np.uint64) else chain_seeds(rng, 1)[0])
+
+
+def kernel_rng_states(rng, n_chains: int) -> np.ndarray:
+    """``(n_chains, 4) uint64`` xoshiro256** states, one per chain: from ``(n_chains,)`` kernel seed words (a
+    ``numpy.uint64`` array; one chain: also a ``numpy.uint64``) or from any ``seed`` of :func:`chain_seeds`."""
+    if isinstance(rng, np.uint64):
+        rng = np.array([rng], dtype=np.uint64)
+    if isinstance(rng, np.ndarray) and rng.dtype == np.uint64:
+        if rng.shape != (n_chains,):
+            raise ValueError(f"rng must hold one kernel seed per chain ({n_chains}), got shape {rng.shape}")
+        seeds = rng
+    else:
+        seeds = chain_seeds(rng, n_chains)
+    return seed_states(seeds)
 
 
 def chain_seeds(seed, n_chains: int) -> np.ndarray:

@@ -43,7 +43,7 @@ from dogs._kernels.discrete_gibbs import discrete_gibbs_chain, discrete_gibbs_ch
 from dogs._kernels.gibbs import seed_states
 from dogs.models.discrete import DiscretePairwiseMRF
 from dogs.samplers.base import Work, chain_seeds, check_n_chains
-from dogs.samplers.gibbs import _check_recording
+from dogs.samplers.checks import check_recording
 from dogs.scans.base import Scan
 
 __all__ = ["DiscreteGibbsResult", "most_frequent_labels", "run_discrete_gibbs"]
@@ -190,7 +190,7 @@ def run_discrete_gibbs(
     n_chains = check_n_chains(n_chains)
     n_vars, n_steps = model.n_vars, scan.length
     states = _initial_states(initial_state, n_chains, model.cardinalities)
-    record_vars, record_times = _check_recording(record_vars, record_times, n_vars, n_steps)
+    record_vars, record_times = check_recording(record_vars, record_times, n_vars, n_steps)
     count_labels, count_from = _check_counting(count_labels, count_from)
     packed = _pack(model)
     card, k_max = packed[0], packed[1].size // n_vars
