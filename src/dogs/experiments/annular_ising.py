@@ -192,7 +192,7 @@ def compute(ctx):
     write_csv(frame, errors)
     write_meta(errors, settings=cfg, seed=seed_record(ctx.seed, *path, "draw", "samplers"),
                elapsed_seconds=ctx.elapsed(),
-               extra={"group": group_name, "setting": k, "W": strength, "c": bias_scale, "budget": budget,
+               extra={"group": group_name, "setting": k, "W": strength, "c": bias_scale, "budget": budget.as_dict(),
                       "description": "per sampler, bias draw and run: node RMSE of p(s_i=+1), RMS over edges of the "
                                      "L1 error of the 2x2 tables, the same two scored against the truth of the model "
                                      "with coupling W/2 (*_half_w, a diagnostic of the authors' code), single-flip "

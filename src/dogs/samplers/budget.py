@@ -40,6 +40,7 @@ integer, against rounding in ``F``); ``cmh_samples_exact`` keeps the ratio.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from dataclasses import dataclass
@@ -103,6 +104,11 @@ class EqualCostBudget:
             check_int(f"budget.{name}", getattr(self, name))
         if not (math.isfinite(self.hmc_travel_time) and self.hmc_travel_time > 0.0):
             raise ValueError(f"budget.hmc_travel_time must be finite and > 0, got {self.hmc_travel_time}")
+
+    def as_dict(self) -> dict:
+        """The fields as a JSON-ready dict (``single_flip_evaluations`` a nested dict), in field order: how run
+        metadata records the budget."""
+        return dataclasses.asdict(self)
 
 
 def equal_cost_budget(d: int, *, travel_time_periods: float = 2.5, n_hmc_samples: int = 1000,
