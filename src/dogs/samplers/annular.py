@@ -103,17 +103,8 @@ from dogs._kernels.annular import GIBBS, SLICE, SUWA_TODO, annular_chains
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work, check_n_chains, kernel_rng_states
 from dogs.samplers.binary import BinaryChainResult, empirical_estimates, log_mean_exp_quadratic
-from dogs.samplers.checks import (
-    check_bool,
-    check_delta,
-    check_edges,
-    check_int,
-    check_marginals,
-    check_model,
-    check_spin_states,
-    check_spins,
-    frozen,
-)
+from dogs.samplers.checks import (check_bool, check_delta, check_edges, check_int, check_marginals, check_model,
+                                  check_spin_states, check_spins, frozen)
 
 __all__ = ["DEFAULT_SUWA_TODO_FALLBACK", "OPERATORS", "AnnularChains", "PreparedAnnular", "annular_results",
            "annular_sampler", "model_arrays", "prepare_annular", "prior_arrays", "run_annular"]

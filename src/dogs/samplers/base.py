@@ -40,7 +40,7 @@ from dogs._kernels.gibbs import seed_states
 from dogs._kernels.rng import seed_state
 from dogs.samplers.checks import check_int
 
-__all__ = ["Work", "chain_seeds", "check_n_chains", "kernel_rng_state", "kernel_rng_states", "spawned_chain_seeds"]
+__all__ = ["ChainsResult", "Work", "chain_seeds", "check_n_chains", "kernel_rng_state", "kernel_rng_states", "spawned_chain_seeds"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,22 @@ class Work:
         if not isinstance(other, Work):
             return NotImplemented
         return Work(self.site_updates + other.site_updates, self.density_evaluations + other.density_evaluations)
+
+
+class ChainsResult:
+    """Base of the results of the multi-chain Gibbs samplers: any class with ``states`` (one row per chain) and
+    ``work`` gets ``n_chains`` and ``site_updates`` from it."""
+
+    states: np.ndarray
+    work: Work
+
+    @property
+    def n_chains(self) -> int:
+        return self.states.shape[0]
+
+    @property
+    def site_updates(self) -> int:
+        return self.work.site_updates
 
 
 def check_n_chains(n_chains) -> int:

@@ -32,6 +32,7 @@ __all__ = [
     "check_spin_states",
     "check_spins",
     "frozen",
+    "NO_INDICES",
 ]
 
 
@@ -39,6 +40,11 @@ def frozen(array: np.ndarray) -> np.ndarray:
     """``array`` made read-only (in place) and returned: the arrays a prepared sampler holds cannot be changed."""
     array.setflags(write=False)
     return array
+
+
+#: An empty read-only int64 index array: what the kernels get for "record nothing", of the same numba type as
+#: the read-only indices :func:`check_recording` returns (one compiled specialisation).
+NO_INDICES = frozen(np.zeros(0, dtype=np.int64))
 
 
 def check_model(model, name: str = "model") -> BinaryPairwiseMRF:

@@ -75,7 +75,8 @@ from dogs._kernels.exact_hmc import exact_hmc_chain, normal_draws
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work, kernel_rng_state
 from dogs.samplers.binary import BinaryChain, BinaryChainResult, plain_result
-from dogs.samplers.checks import check_delta, check_edges, check_int, check_model, check_positive_real, check_spins, frozen
+from dogs.samplers.checks import (check_delta, check_edges, check_int, check_model, check_positive_real, check_spins,
+                                  frozen)
 
 __all__ = ["PreparedHMC", "exact_hmc", "prepare_hmc", "run_hmc"]
 
@@ -86,15 +87,12 @@ class PreparedHMC:
 
     Attributes
     ----------
-    model : BinaryPairwiseMRF
-    initial_state : (d,) int8 array, read-only
     travel_time : float
         Duration of a trajectory.
     initial_magnitude : (d,) float64 array, read-only, or None
         Starting ``|y|``; ``None``: half-normal draws from the chain's stream.
-    edges : (E, 2) int64 array, read-only
-    delta : BinaryPairwiseMRF or None
-        As in :class:`~dogs.samplers.metropolis.PreparedCMH`.
+    model, initial_state, edges, delta
+        As in :class:`~dogs.samplers.metropolis.PreparedCMH` (``edges`` and ``delta`` for the estimates only).
     """
 
     model: BinaryPairwiseMRF

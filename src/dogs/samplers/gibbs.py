@@ -33,19 +33,17 @@ import numpy as np
 
 from dogs._kernels.gibbs import field_thresholds, gibbs_chain, gibbs_chains, padded_neighbourhoods, seed_states
 from dogs.models.binary import BinaryPairwiseMRF
-from dogs.samplers.base import Work, chain_seeds, check_n_chains
-from dogs.samplers.checks import check_model_and_scan, check_recording, check_spin_states
+from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
+from dogs.samplers.checks import NO_INDICES, check_model_and_scan, check_recording, check_spin_states
 from dogs.scans.base import Scan
 
 __all__ = ["GibbsResult", "chain_seeds", "kernel_graph", "run_gibbs"]
 
 _LOW_THRESHOLDS, _HIGH_THRESHOLDS = field_thresholds()
-_NO_INDICES = np.zeros(0, dtype=np.int64)
-_NO_INDICES.setflags(write=False)  # read-only like validated indices: one numba specialisation
 
 
 @dataclass(frozen=True, eq=False)
-class GibbsResult:
+class GibbsResult(ChainsResult):
     """Output of :func:`run_gibbs`.
 
     Attributes
@@ -70,14 +68,6 @@ class GibbsResult:
     record_times: np.ndarray | None
     work: Work
     seeds: np.ndarray
-
-    @property
-    def n_chains(self) -> int:
-        return self.states.shape[0]
-
-    @property
-    def site_updates(self) -> int:
-        return self.work.site_updates
 
 
 def run_gibbs(
@@ -143,8 +133,8 @@ def run_gibbs(
     seeds = chain_seeds(seed, n_chains)
 
     recording = record_vars is not None
-    rec_vars = record_vars if recording else _NO_INDICES
-    rec_times = record_times if recording else _NO_INDICES
+    rec_vars = record_vars if recording else NO_INDICES
+    rec_times = record_times if recording else NO_INDICES
     recorded = np.zeros((n_chains, rec_times.size, rec_vars.size), dtype=np.int8)
     rng_states = seed_states(seeds)
     arrays = (kernel_graph(model), model.h, scan.indices)

@@ -66,16 +66,8 @@ from dogs._kernels.metropolis import cmh_chain, cmh_lbp_events, cmh_lbp_proposal
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work, kernel_rng_state
 from dogs.samplers.binary import BinaryChain, BinaryChainResult, plain_result
-from dogs.samplers.checks import (
-    check_bool,
-    check_delta,
-    check_edges,
-    check_int,
-    check_marginals,
-    check_model,
-    check_spins,
-    frozen,
-)
+from dogs.samplers.checks import (check_bool, check_delta, check_edges, check_int, check_marginals, check_model,
+                                  check_spins, frozen)
 
 __all__ = ["PreparedCMH", "PreparedCMHLBP", "check_cmh_lbp_count", "coordinate_metropolis", "coordinate_metropolis_lbp",
            "prepare_cmh", "prepare_cmh_lbp", "run_cmh", "run_cmh_lbp"]

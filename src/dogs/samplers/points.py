@@ -171,7 +171,7 @@ def sample_points(
     ----------
     model : BinaryPairwiseMRF
     scan : Scan
-        Scan over ``model.n_vars`` variables; ``-1`` entries are uniform steps.
+        As in :func:`~dogs.samplers.gibbs.run_gibbs` (``-1`` entries are uniform steps).
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
         Root of the stream (:func:`~dogs.samplers.base.chain_seeds`, one chain): the first point is the
         target of ``run_gibbs(model, scan, seed=seed, initial_state=1)``'s final state.
