@@ -307,7 +307,7 @@ def run_annular(prepared: PreparedAnnular, rng, n: int) -> tuple[AnnularChains, 
         prepared.suwa_todo_fallback, spins, rng_states, samples, prepared.rao_blackwell, edges, node_acc, edge_acc,
         delta is not None, model_arrays(delta) if delta is not None else _empty_form(d), log_ratio_acc, evaluations,
     )
-    work = Work(2 * d * n * chains, int(evaluations.sum()))
+    work = Work(2 * d * n * chains, sum(evaluations.tolist()))
     return AnnularChains(samples, spins, node_acc, edge_acc, log_ratio_acc, evaluations), work
 
 

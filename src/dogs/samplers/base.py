@@ -51,6 +51,9 @@ class Work:
     density_evaluations: int
 
     def __post_init__(self):
+        if type(self.site_updates) is int and type(self.density_evaluations) is int \
+                and self.site_updates >= 0 and self.density_evaluations >= 0:
+            return  # the common case, checked fast: every sampler run makes one Work (many per second in inner runs)
         for name in ("site_updates", "density_evaluations"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
@@ -94,8 +97,8 @@ def kernel_rng_state(rng) -> np.ndarray:
 def kernel_rng_states(rng, n_chains: int) -> np.ndarray:
     """``(n_chains, 4) uint64`` xoshiro256** states, one per chain: from ``(n_chains,)`` kernel seed words (a
     ``numpy.uint64`` array; one chain: also a ``numpy.uint64``) or from any ``seed`` of :func:`chain_seeds`."""
-    if isinstance(rng, np.uint64):
-        rng = np.array([rng], dtype=np.uint64)
+    if isinstance(rng, np.uint64) and n_chains == 1:
+        return seed_state(rng)[None, :]
     if isinstance(rng, np.ndarray) and rng.dtype == np.uint64:
         if rng.shape != (n_chains,):
             raise ValueError(f"rng must hold one kernel seed per chain ({n_chains}), got shape {rng.shape}")
