@@ -266,8 +266,8 @@ def run_kernel(model, prior, operator, fallback, kernel_seed, initial, n_iterati
     else:
         delta_arrays = model_arrays(delta)
     evaluations = annular_chain(
-        *model_arrays(model), prior_current, log_odds, lattice, OPERATORS[operator], fallback,
-        spins, rng_state, samples, True, edges, node_acc, edge_acc, delta is not None, *delta_arrays, log_acc,
+        model_arrays(model), (prior_current, log_odds, lattice), OPERATORS[operator], fallback,
+        spins, rng_state, samples, True, edges, node_acc, edge_acc, delta is not None, delta_arrays, log_acc,
     )
     return {"samples": samples, "state": spins, "node_sum": node_acc, "edge_sum": edge_acc,
             "log_acc": float(log_acc[0]), "evaluations": int(evaluations), "rng_state": rng_state}

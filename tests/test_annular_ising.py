@@ -56,16 +56,16 @@ def test_the_suite_runs_all_twelve_from_one_state_at_equal_cost():
     estimates = run_samplers(model, budget, lbp_marginals=lbp, seed=np.random.SeedSequence(4),
                              initial_state=np.ones(16, dtype=np.int8))
     assert list(estimates) == list(AA_SAMPLERS)
-    evaluations = {name: e["density_evaluations"] for name, e in estimates.items()}
-    assert evaluations["AAS"] == evaluations["AAS + RB"] == budget["annular_iterations"] * 31  # one chain, 2d - 1 each
-    assert evaluations["CMH"] == budget["cmh_samples"] * 16
+    evaluations = {name: e.density_evaluations for name, e in estimates.items()}
+    assert evaluations["AAS"] == evaluations["AAS + RB"] == budget.annular_iterations * 31  # one chain, 2d - 1 each
+    assert evaluations["CMH"] == budget.cmh_samples * 16
     for estimate in estimates.values():
-        assert estimate["node_marginals"].shape == (16,) and estimate["edge_tables"].shape == (32, 2, 2)
-        np.testing.assert_allclose(estimate["edge_tables"].sum(axis=(1, 2)), 1.0)
+        assert estimate.node_marginals.shape == (16,) and estimate.edge_tables.shape == (32, 2, 2)
+        np.testing.assert_allclose(estimate.edge_tables.sum(axis=(1, 2)), 1.0)
     again = run_samplers(model, budget, names=["AAG + RB", "HMC"], lbp_marginals=lbp, seed=np.random.SeedSequence(4),
                          initial_state=np.ones(16, dtype=np.int8))
-    np.testing.assert_array_equal(again["AAG + RB"]["node_marginals"], estimates["AAG + RB"]["node_marginals"])
-    np.testing.assert_array_equal(again["HMC"]["node_marginals"], estimates["HMC"]["node_marginals"])
+    np.testing.assert_array_equal(again["AAG + RB"].node_marginals, estimates["AAG + RB"].node_marginals)
+    np.testing.assert_array_equal(again["HMC"].node_marginals, estimates["HMC"].node_marginals)
     with pytest.raises(ValueError, match="unknown samplers"):
         run_samplers(model, budget, names=["AAX"], seed=np.random.SeedSequence(0), initial_state=np.ones(16))
     with pytest.raises(ValueError, match="lbp_marginals"):
@@ -186,7 +186,7 @@ def test_experiment_steps_end_to_end(tmp_path):
     assert list(frame.columns) == [*annular_ising.ERROR_COLUMNS, "group", "setting"]
     assert len(frame) == 12 * TINY["runs"] * TINY["bias_draws"] and set(frame["draw"]) == {0, 1}
     budget = equal_cost_budget(9, travel_time_periods=TINY["travel_time_periods"], n_hmc_samples=5, clique_size=4)
-    assert set(frame.loc[frame["sampler"] == "CMH + LBP", "density_evaluations"]) == {budget["cmh_lbp_proposals"]}
+    assert set(frame.loc[frame["sampler"] == "CMH + LBP", "density_evaluations"]) == {budget.cmh_lbp_proposals}
     with np.load(truths[0]) as truth:
         assert {"W", "c", "bias", "edges", "node_marginals", "edge_tables", "lbp_marginals", "lbp_converged",
                 "node_marginals_half_coupling", "edge_tables_half_coupling"} <= set(truth.files)

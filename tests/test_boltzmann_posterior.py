@@ -63,7 +63,7 @@ def test_estimated_ratio_error_shrinks_with_the_inner_budget(sampler):
             estimate = run_samplers(model, budget, names=[sampler], seed=np.random.SeedSequence(seed),
                                     initial_state=np.ones(d, dtype=np.int8), delta=delta,
                                     edges=np.zeros((0, 2), dtype=np.int64))[sampler]
-            errors.append(-(estimate["log_ratio"] + offset) - exact)
+            errors.append(-(estimate.log_ratio + offset) - exact)
         rms[budget_n] = float(np.sqrt(np.mean(np.square(errors))))
     assert rms[2000] * 3 <= rms[20], rms
 

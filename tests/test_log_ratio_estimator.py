@@ -5,6 +5,8 @@ No statistical tests: every comparison is exact.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -39,15 +41,15 @@ def test_estimates_equal_run_samplers(name, graph_name):
         want = run_samplers(model, budget, names=[name], seed=seed, initial_state=start, delta=delta,
                             edges=_NO_EDGES)[name]
         log_ratio, state, evaluations = estimator.estimate(model, delta, seed, start)
-        assert np.float64(log_ratio).tobytes() == np.float64(want["log_ratio"]).tobytes()
-        np.testing.assert_array_equal(state, want["state"])
+        assert np.float64(log_ratio).tobytes() == np.float64(want.log_ratio).tobytes()
+        np.testing.assert_array_equal(state, want.state)
         assert state.dtype == np.int8
-        assert evaluations == want["density_evaluations"]
+        assert evaluations == want.density_evaluations
         # the same run from the precomputed kernel seed of this child
         log_ratio, state, evaluations = estimator.estimate(model, delta, kernel_seeds[step], start)
-        assert np.float64(log_ratio).tobytes() == np.float64(want["log_ratio"]).tobytes()
-        np.testing.assert_array_equal(state, want["state"])
-        assert evaluations == want["density_evaluations"]
+        assert np.float64(log_ratio).tobytes() == np.float64(want.log_ratio).tobytes()
+        np.testing.assert_array_equal(state, want.state)
+        assert evaluations == want.density_evaluations
 
 
 def test_refuses_other_samplers_graphs_and_bad_input():
@@ -57,7 +59,7 @@ def test_refuses_other_samplers_graphs_and_bad_input():
     with pytest.raises(ValueError, match="sampler must be one of"):
         LogRatioEstimator(graph, budget, "CMH + LBP")
     with pytest.raises(ValueError, match="hmc_samples"):
-        LogRatioEstimator(graph, {**budget, "hmc_samples": 0}, "HMC")
+        LogRatioEstimator(graph, dataclasses.replace(budget, hmc_samples=0), "HMC")
     estimator = LogRatioEstimator(graph, budget, "CMH")
     seed = np.random.SeedSequence(1)
     other = graphs["grid_3x4"]

@@ -316,20 +316,18 @@ def _choose(weights, total, u):
 
 
 @njit(cache=True)
-def annular_chain(indptr, neighbors, coupling, h, prior_current, log_odds, lattice, operator, fallback,
-                  spins, rng_state, samples, rao_blackwell, rb_edges, node_acc, edge_acc,
-                  with_delta, d_indptr, d_neighbors, d_coupling, d_h, log_ratio_acc):
+def annular_chain(model, prior, operator, fallback, spins, rng_state, samples, rao_blackwell, rb_edges, node_acc,
+                  edge_acc, with_delta, delta, log_ratio_acc):
     """Run one chain for ``samples.shape[0]`` annular iterations in place (module docstring).
 
     Parameters
     ----------
-    indptr, neighbors, coupling, h : CSR model arrays (int64, int64, float64, float64)
-    prior_current : (2, d) float64
-        ``prior_current[0, i] = p̂_i(-1)``, ``prior_current[1, i] = p̂_i(+1)`` (stretched variant only).
-    log_odds : (d,) float64
-        ``log p̂_i(+1) - log p̂_i(-1)`` (zeros for the lattice variant).
-    lattice : bool
-        Lattice variant (uniform prior) or stretched variant.
+    model : tuple ``(indptr, neighbors, coupling, h)``
+        The CSR model arrays (int64, int64, float64, float64), as the Gibbs kernels take the graph.
+    prior : tuple ``(prior_current, log_odds, lattice)``
+        ``prior_current`` (2, d) float64: ``prior_current[0, i] = p̂_i(-1)``, ``prior_current[1, i] = p̂_i(+1)``
+        (stretched variant only); ``log_odds`` (d,) float64: ``log p̂_i(+1) - log p̂_i(-1)`` (zeros for the
+        lattice variant); ``lattice`` bool: lattice variant (uniform prior) or stretched variant.
     operator : int
         :data:`GIBBS`, :data:`SLICE` or :data:`SUWA_TODO`.
     fallback : float
@@ -347,7 +345,9 @@ def annular_chain(indptr, neighbors, coupling, h, prior_current, log_odds, latti
     node_acc : (d,) float64, edge_acc : (E, 2, 2) float64
         Sums over iterations of the RB node marginals ``p(s_i = +1)`` and edge tables (added to).
     with_delta : bool
-        Whether a ``delta`` form is given (CSR arrays ``d_*``; ignored otherwise).
+        Whether a ``delta`` form is given (``delta``; ignored otherwise).
+    delta : tuple ``(indptr, neighbors, coupling, h)``
+        The CSR arrays of the quadratic form ``q`` (a placeholder when ``with_delta`` is False).
     log_ratio_acc : (1,) float64
         Running ``log sum_n (sum_k r_k exp q(s_k))``; start it at ``-inf``.
 
@@ -356,6 +356,9 @@ def annular_chain(indptr, neighbors, coupling, h, prior_current, log_odds, latti
     int
         Density evaluations made: ``(2d - 1)`` per iteration.
     """
+    indptr, neighbors, coupling, h = model
+    d_indptr, d_neighbors, d_coupling, d_h = delta
+    prior_current, log_odds, lattice = prior
     d = spins.size
     n = 2 * d
     n_iterations = samples.shape[0]
@@ -508,9 +511,8 @@ def annular_chain(indptr, neighbors, coupling, h, prior_current, log_odds, latti
 
 
 @njit(parallel=True, cache=True)
-def annular_chains(indptr, neighbors, coupling, h, prior_current, log_odds, lattice, operator, fallback,
-                   spins, rng_states, samples, rao_blackwell, rb_edges, node_acc, edge_acc,
-                   with_delta, d_indptr, d_neighbors, d_coupling, d_h, log_ratio_acc, evaluations):
+def annular_chains(model, prior, operator, fallback, spins, rng_states, samples, rao_blackwell, rb_edges, node_acc,
+                   edge_acc, with_delta, delta, log_ratio_acc, evaluations):
     """Independent chains in parallel (``prange``); row ``c`` of every per-chain array belongs to chain ``c``.
 
     ``spins`` (C, d), ``rng_states`` (C, 4), ``samples`` (C, N, d), ``node_acc`` (C, d),
@@ -519,7 +521,6 @@ def annular_chains(indptr, neighbors, coupling, h, prior_current, log_odds, latt
     """
     for c in prange(spins.shape[0]):
         evaluations[c] = annular_chain(
-            indptr, neighbors, coupling, h, prior_current, log_odds, lattice, operator, fallback,
-            spins[c], rng_states[c], samples[c], rao_blackwell, rb_edges, node_acc[c], edge_acc[c],
-            with_delta, d_indptr, d_neighbors, d_coupling, d_h, log_ratio_acc[c],
+            model, prior, operator, fallback, spins[c], rng_states[c], samples[c], rao_blackwell, rb_edges,
+            node_acc[c], edge_acc[c], with_delta, delta, log_ratio_acc[c],
         )

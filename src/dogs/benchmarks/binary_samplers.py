@@ -88,31 +88,31 @@ def models(seed: np.random.SeedSequence, bm_size: int) -> dict:
     }
 
 
-def _runner(kind: str, options: dict, model, budget: dict, lbp_marginals, initial_state, seed):
+def _runner(kind: str, options: dict, model, budget, lbp_marginals, initial_state, seed):
     """A no-argument function running one sampler at ``budget`` (``budget=None``: a tiny warm-up run)."""
     from dogs.samplers import annular_sampler, coordinate_metropolis, coordinate_metropolis_lbp, exact_hmc
 
     if kind == "hmc":
-        return lambda n: exact_hmc(model, n_samples=n or budget["hmc_samples"], travel_time=budget["hmc_travel_time"],
+        return lambda n: exact_hmc(model, n_samples=n or budget.hmc_samples, travel_time=budget.hmc_travel_time,
                                    seed=seed, initial_state=initial_state)
     if kind == "cmh":
-        return lambda n: coordinate_metropolis(model, n_samples=n or budget["cmh_samples"], seed=seed,
+        return lambda n: coordinate_metropolis(model, n_samples=n or budget.cmh_samples, seed=seed,
                                                initial_state=initial_state)
     if kind == "cmh_lbp":
-        return lambda n: coordinate_metropolis_lbp(model, lbp_marginals, n_samples=n or budget["cmh_samples"],
+        return lambda n: coordinate_metropolis_lbp(model, lbp_marginals, n_samples=n or budget.cmh_samples,
                                                    seed=seed, initial_state=initial_state)
     prior = lbp_marginals if options.get("lbp") else None
     return lambda n: annular_sampler(model, operator=options["operator"], prior=prior,
-                                     n_iterations=n or budget["annular_iterations"], seed=seed,
+                                     n_iterations=n or budget.annular_iterations, seed=seed,
                                      initial_state=initial_state, rao_blackwell=options["rao_blackwell"])
 
 
-def _per_unit(kind: str, budget: dict) -> tuple[str, int]:
+def _per_unit(kind: str, budget) -> tuple[str, int]:
     if kind == "hmc":
-        return "trajectory", budget["hmc_samples"]
+        return "trajectory", budget.hmc_samples
     if kind in ("cmh", "cmh_lbp"):
-        return f"sample ({budget['cmh_proposals_per_sample']} proposals)", budget["cmh_samples"]
-    return "iteration", budget["annular_iterations"]
+        return f"sample ({budget.cmh_proposals_per_sample} proposals)", budget.cmh_samples
+    return "iteration", budget.annular_iterations
 
 
 def benchmark_model(entry: dict, hmc_samples: int, repeats: int, seed: np.random.SeedSequence) -> dict:
@@ -156,7 +156,7 @@ def benchmark_model(entry: dict, hmc_samples: int, repeats: int, seed: np.random
 
     cores = numba.get_num_threads()
     chains = cores
-    run_many = lambda: annular_sampler(model, operator="gibbs", n_iterations=budget["annular_iterations"],  # noqa: E731
+    run_many = lambda: annular_sampler(model, operator="gibbs", n_iterations=budget.annular_iterations,  # noqa: E731
                                        seed=run_seed, initial_state=initial_state, n_chains=chains)
     run_many()
     many_times = _timed(run_many, repeats)

@@ -49,15 +49,15 @@ from dogs.exact import junction_tree_marginals
 from dogs.inference.loopy_bp import loopy_belief_propagation
 from dogs.io import atomic_path, write_csv, write_meta, write_npz
 from dogs.models.binary import grid_model
-from dogs.samplers.budget import equal_cost_budget
-from dogs.samplers.suite import AA_SAMPLERS, run_samplers
+from dogs.samplers.budget import EqualCostBudget, equal_cost_budget
+from dogs.samplers.suite import AA_SAMPLERS, SAMPLER_SPECS, run_samplers
 from dogs.seeds import seed_record, seed_sequence
 from dogs.summaries import node_rmse, pairwise_error
 from dogs.workflow.cost import BYTES_PER_VARIABLE, Work
 from dogs.workflow.shell import Experiment, SettingsError
 
 FAMILY = "annular_ising"
-ANNULAR = [name for name in AA_SAMPLERS if name.startswith("AA")]
+ANNULAR = [spec.name for spec in SAMPLER_SPECS if spec.sampler == "annular"]
 BASELINES = ["HMC", "CMH", "CMH + LBP"]
 
 
@@ -152,7 +152,7 @@ ERROR_COLUMNS = ["sampler", "draw", "run", "node_rmse", "pairwise_error", "node_
                  "density_evaluations"]
 
 
-def sampler_errors(model, exact: dict, budget: dict, runs: int, seed_path: tuple, root: int, progress=None,
+def sampler_errors(model, exact: dict, budget: EqualCostBudget, runs: int, seed_path: tuple, root: int, progress=None,
                    halved: dict | None = None, draw: int = 0) -> pd.DataFrame:
     """Every sampler, ``runs`` runs: node RMSE, pairwise error and density evaluations (one row per run).
 
@@ -167,11 +167,11 @@ def sampler_errors(model, exact: dict, budget: dict, runs: int, seed_path: tuple
         estimates = run_samplers(model, budget, lbp_marginals=exact["lbp_marginals"],
                                  seed=seed_sequence(root, *seed_path, "samplers", run), initial_state=initial)
         for name, estimate in estimates.items():
-            half = ((node_rmse(estimate["node_marginals"], halved["node_marginals"]),
-                     pairwise_error(estimate["edge_tables"], halved["edge_tables"])) if halved else (np.nan, np.nan))
-            rows.append((name, draw, run, node_rmse(estimate["node_marginals"], exact["node_marginals"]),
-                         pairwise_error(estimate["edge_tables"], exact["edge_tables"]), *half,
-                         estimate["density_evaluations"]))
+            half = ((node_rmse(estimate.node_marginals, halved["node_marginals"]),
+                     pairwise_error(estimate.edge_tables, halved["edge_tables"])) if halved else (np.nan, np.nan))
+            rows.append((name, draw, run, node_rmse(estimate.node_marginals, exact["node_marginals"]),
+                         pairwise_error(estimate.edge_tables, exact["edge_tables"]), *half,
+                         estimate.density_evaluations))
         if progress:
             progress(run)
     return pd.DataFrame(rows, columns=ERROR_COLUMNS)
@@ -195,8 +195,8 @@ def compute(ctx):
                                n_hmc_samples=cfg["hmc_samples"], clique_size=4)
     if group["samplers"]:
         ctx.log.info("budget F = %.0f: %d annular iterations, %d CMH samples, %d CMH + LBP proposals, %d HMC "
-                     "samples; %d bias draws x %d runs", budget["density_evaluations"], budget["annular_iterations"],
-                     budget["cmh_samples"], budget["cmh_lbp_proposals"], budget["hmc_samples"], draws, cfg["runs"])
+                     "samples; %d bias draws x %d runs", budget.density_evaluations, budget.annular_iterations,
+                     budget.cmh_samples, budget.cmh_lbp_proposals, budget.hmc_samples, draws, cfg["runs"])
     truths, halves, biases, frames = [], [], [], []
     for draw in range(draws):
         draw_path = (*path, "draw", draw)
@@ -240,7 +240,7 @@ def compute(ctx):
     write_csv(frame, errors)
     write_meta(errors, settings=cfg, seed=seed_record(ctx.seed, *path, "draw", "samplers"),
                elapsed_seconds=ctx.elapsed(),
-               extra={"group": group_name, "setting": k, "W": strength, "c": bias_scale, "budget": budget,
+               extra={"group": group_name, "setting": k, "W": strength, "c": bias_scale, "budget": budget.as_dict(),
                       "description": "per sampler, bias draw and run: node RMSE of p(s_i=+1), RMS over edges of the "
                                      "L1 error of the 2x2 tables, the same two scored against the truth of the model "
                                      "with coupling W/2 (*_half_w, a diagnostic of the authors' code), single-flip "

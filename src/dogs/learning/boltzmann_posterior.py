@@ -136,7 +136,7 @@ def authors_cmh_offset(d: int, inner_samples: int, travel_time_periods: float) -
     """
     budget = equal_cost_budget(d, travel_time_periods=travel_time_periods, n_hmc_samples=inner_samples,
                                clique_size=d - 1)
-    return -float(np.log(budget["cmh_samples_exact"] / inner_samples))
+    return -float(np.log(budget.cmh_samples_exact / inner_samples))
 
 
 def _check_form(form) -> None:

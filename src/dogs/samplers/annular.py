@@ -81,32 +81,100 @@ the 2D torus), i.e. ``c (2d - 1)`` per iteration in their units; we report ``2d 
 the single-flip unit shared by every sampler here (CMH: one per proposal), which is their count
 divided by ``c``. On the 9x9 torus their 1446 iterations are ``1446 × 161 = 232 806`` evaluations,
 against their CMH budget of ``232 875`` proposals.
+
+Two layers (:mod:`dogs.samplers`)
+---------------------------------
+:func:`prepare_annular` checks everything but the run length and the seed once and returns a frozen
+:class:`PreparedAnnular`; :func:`run_annular` runs ``n`` iterations of every chain from a seed and returns
+the chains (:class:`AnnularChains`: recorded states, final states and the Rao-Blackwellised sums) and their
+total :class:`~dogs.samplers.base.Work`; :func:`annular_results` turns them into one
+:class:`~dogs.samplers.binary.BinaryChainResult` per chain. :func:`annular_sampler` is the three in a row.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
 from dogs._kernels.annular import GIBBS, SLICE, SUWA_TODO, annular_chains
-from dogs._kernels.gibbs import seed_states
 from dogs.models.binary import BinaryPairwiseMRF
-from dogs.samplers.base import Work, chain_seeds, check_n_chains
-from dogs.samplers.binary import (
-    BinaryChainResult,
-    empirical_estimates,
-    log_mean_exp_quadratic,
-)
+from dogs.samplers.base import Work, check_n_chains, kernel_rng_states
+from dogs.samplers.binary import BinaryChainResult, empirical_estimates, log_mean_exp_quadratic
+from dogs.samplers.checks import (check_bool, check_delta, check_edges, check_int, check_marginals, check_model,
+                                  check_spin_states, check_spins, frozen)
 
-__all__ = ["OPERATORS", "annular_sampler"]
+__all__ = ["DEFAULT_SUWA_TODO_FALLBACK", "OPERATORS", "AnnularChains", "PreparedAnnular", "annular_results",
+           "annular_sampler", "model_arrays", "prepare_annular", "prior_arrays", "run_annular"]
 
 #: Operator-2 names accepted by :func:`annular_sampler` and their kernel codes.
 OPERATORS = {"gibbs": GIBBS, "slice": SLICE, "suwa_todo": SUWA_TODO}
 
 #: The authors' Suwa-Todo fallback threshold on the current point's normalised weight.
 DEFAULT_SUWA_TODO_FALLBACK = 1e-5
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedAnnular:
+    """Checked arguments of annular augmentation sampling (:func:`prepare_annular`), ready for :func:`run_annular`.
+
+    Attributes
+    ----------
+    model : BinaryPairwiseMRF
+    operator : int
+        Kernel code of Operator 2 (:data:`OPERATORS`).
+    prior : tuple ``(prior_current (2, d), log_odds (d,), lattice)``
+        The prior as the kernel reads it (:func:`prior_arrays`), arrays read-only.
+    initial_states : (C, d) int8 array, read-only
+        The start of every chain.
+    edges : (E, 2) int64 array, read-only
+        Pairs whose 2x2 tables are estimated.
+    rao_blackwell : bool
+        Accumulate the Rao-Blackwellised sums (the chain does not depend on it).
+    delta : BinaryPairwiseMRF or None
+        Quadratic form ``q`` whose ``log E_p[exp q]`` is estimated.
+    suwa_todo_fallback : float
+    """
+
+    model: BinaryPairwiseMRF
+    operator: int
+    prior: tuple
+    initial_states: np.ndarray
+    edges: np.ndarray
+    rao_blackwell: bool = True
+    delta: BinaryPairwiseMRF | None = None
+    suwa_todo_fallback: float = DEFAULT_SUWA_TODO_FALLBACK
+
+    @property
+    def n_chains(self) -> int:
+        return self.initial_states.shape[0]
+
+
+@dataclass(frozen=True, eq=False)
+class AnnularChains:
+    """What :func:`run_annular` returns beside the work: ``C`` chains of ``N`` iterations.
+
+    Attributes
+    ----------
+    samples : (C, N, d) int8 array
+        The state after every iteration.
+    states : (C, d) int8 array
+        The final states.
+    node_sums, edge_sums, log_ratio_sums : (C, d), (C, E, 2, 2), (C, 1) float arrays
+        Sums over the iterations of the Rao-Blackwellised node marginals, edge tables and (in log space)
+        ``sum_k r_k exp q(s_k)`` (zeros and ``-inf`` when not Rao-Blackwellised or without ``delta``).
+    evaluations : (C,) int64 array
+        Density evaluations of every chain.
+    """
+
+    samples: np.ndarray
+    states: np.ndarray
+    node_sums: np.ndarray
+    edge_sums: np.ndarray
+    log_ratio_sums: np.ndarray
+    evaluations: np.ndarray
 
 
 def annular_sampler(
@@ -187,80 +255,94 @@ def annular_sampler(
     >>> result.samples.shape, result.work
     ((50, 9), Work(site_updates=900, density_evaluations=850))
     """
-    model = _check_model(model)
-    d = model.n_vars
-    code = _check_operator(operator)
-    prior_current, log_odds, lattice = prior_arrays(prior, d)
-    n_iterations = _check_positive_int("n_iterations", n_iterations)
-    chains = 1 if n_chains is None else check_n_chains(n_chains)
-    spins = _check_initial_states(initial_state, d, None if n_chains is None else chains)
-    edges = _check_edges(edges, model)
-    if not isinstance(rao_blackwell, (bool, np.bool_)):
-        raise TypeError(f"rao_blackwell must be a bool, got {type(rao_blackwell).__name__}")
-    rao_blackwell = bool(rao_blackwell)
-    delta = _check_delta(delta, model)
-    fallback = _check_fallback(suwa_todo_fallback)
-    seeds = chain_seeds(seed, chains)
-
-    samples, node_acc, edge_acc, log_ratio_acc, evaluations = _run_chains(
-        model, delta, code, prior_current, log_odds, lattice, fallback, spins, seed_states(seeds), n_iterations,
-        rao_blackwell, edges)
-    results = []
-    for c in range(chains):
-        work = Work(2 * d * n_iterations, int(evaluations[c]))
-        if rao_blackwell:
-            log_ratio = None if delta is None else float(log_ratio_acc[c, 0] - math.log(n_iterations))
-            result = BinaryChainResult(
-                state=spins[c].copy(),
-                samples=samples[c],
-                node_marginals=node_acc[c] / n_iterations,
-                edge_tables=edge_acc[c] / n_iterations,
-                edges=edges,
-                log_ratio=log_ratio,
-                work=work,
-                rao_blackwellised=True,
-            )
-        else:
-            node_marginals, edge_tables = empirical_estimates(samples[c], edges)
-            result = BinaryChainResult(
-                state=spins[c].copy(),
-                samples=samples[c],
-                node_marginals=node_marginals,
-                edge_tables=edge_tables,
-                edges=edges,
-                log_ratio=None if delta is None else log_mean_exp_quadratic(samples[c], delta),
-                work=work,
-                rao_blackwellised=False,
-            )
-        results.append(result)
+    prepared = prepare_annular(model, operator=operator, prior=prior, initial_state=initial_state, edges=edges,
+                               rao_blackwell=rao_blackwell, delta=delta, n_chains=n_chains,
+                               suwa_todo_fallback=suwa_todo_fallback)
+    n_iterations = check_int("n_iterations", n_iterations)
+    results = annular_results(prepared, run_annular(prepared, seed, n_iterations)[0])
     return results[0] if n_chains is None else results
 
 
-def _run_chains(model, delta, code, prior_current, log_odds, lattice, fallback, spins, rng_states, n_iterations: int,
-                rao_blackwell: bool, edges):
-    """The chains of :func:`annular_sampler` on checked arguments, one per row of ``spins`` (C, d) and ``rng_states``
-    (C, 4), both advanced in place: ``(samples, node sums, edge sums, log-ratio sums, evaluations)``, per chain.
+def prepare_annular(model: BinaryPairwiseMRF, *, operator: str = "gibbs", prior=None, initial_state, edges=None,
+                    rao_blackwell: bool = True, delta: BinaryPairwiseMRF | None = None, n_chains: int | None = None,
+                    suwa_todo_fallback: float = DEFAULT_SUWA_TODO_FALLBACK) -> PreparedAnnular:
+    """The checked, frozen arguments of :func:`annular_sampler` but the number of iterations and the seed
+    (``n_chains=None``: one chain, whose ``initial_state`` must be a ``(d,)`` state)."""
+    model = check_model(model)
+    d = model.n_vars
+    code = _check_operator(operator)
+    prior_current, log_odds, lattice = prior_arrays(prior, d)
+    if n_chains is None:
+        spins = check_spins(initial_state, d).reshape(1, d)
+    else:
+        spins = check_spin_states(initial_state, d, check_n_chains(n_chains), single_spin=False)
+    edges = check_edges(edges, model)
+    rao_blackwell = check_bool("rao_blackwell", rao_blackwell)
+    delta = check_delta(delta, model)
+    fallback = _check_fallback(suwa_todo_fallback)
+    return PreparedAnnular(model, code, (frozen(prior_current), frozen(log_odds), lattice), frozen(spins),
+                           frozen(edges), rao_blackwell, delta, fallback)
+
+
+def run_annular(prepared: PreparedAnnular, rng, n: int) -> tuple[AnnularChains, Work]:
+    """``n`` iterations (``n >= 1``, not checked) of every chain of ``prepared`` from ``rng`` (a seed of
+    :func:`~dogs.samplers.base.chain_seeds`, chain ``c`` on its child ``c``, or one kernel seed word per chain,
+    :func:`~dogs.samplers.base.kernel_rng_states`): the chains and their total work.
 
     Even one chain goes through the multi-chain kernel: called directly, the single-chain kernel runs about 20%
     slower at d = 50 (2.8 against 2.3 ms for a Boltzmann-machine inner run), as compiled."""
-    chains, d = spins.shape
-    delta_arrays = model_arrays(delta) if delta is not None else _empty_form(d)
-    samples = np.empty((chains, n_iterations, d), dtype=np.int8)
+    model, delta = prepared.model, prepared.delta
+    chains, d = prepared.initial_states.shape
+    rng_states = kernel_rng_states(rng, chains)
+    spins = prepared.initial_states.copy()
+    prior_current, log_odds, lattice = prepared.prior
+    edges = np.array(prepared.edges)  # writable copies: the kernel is compiled for writable arrays only
+    samples = np.empty((chains, n, d), dtype=np.int8)
     node_acc = np.zeros((chains, d))
     edge_acc = np.zeros((chains, len(edges), 2, 2))
     log_ratio_acc = np.full((chains, 1), -np.inf)
     evaluations = np.zeros(chains, dtype=np.int64)
     annular_chains(
-        *model_arrays(model), prior_current, log_odds, lattice, code, fallback,
-        spins, rng_states, samples, rao_blackwell, np.ascontiguousarray(edges, dtype=np.int64), node_acc, edge_acc,
-        delta is not None, *delta_arrays, log_ratio_acc, evaluations,
+        model_arrays(model), (np.array(prior_current), np.array(log_odds), lattice), prepared.operator,
+        prepared.suwa_todo_fallback, spins, rng_states, samples, prepared.rao_blackwell, edges, node_acc, edge_acc,
+        delta is not None, model_arrays(delta) if delta is not None else _empty_form(d), log_ratio_acc, evaluations,
     )
-    return samples, node_acc, edge_acc, log_ratio_acc, evaluations
+    work = Work(2 * d * n * chains, sum(evaluations.tolist()))
+    return AnnularChains(samples, spins, node_acc, edge_acc, log_ratio_acc, evaluations), work
+
+
+def annular_results(prepared: PreparedAnnular, chains: AnnularChains) -> list[BinaryChainResult]:
+    """One :class:`~dogs.samplers.binary.BinaryChainResult` per chain of :func:`run_annular`: Rao-Blackwellised
+    estimates when ``prepared.rao_blackwell``, else the plain averages over the recorded states."""
+    n_iterations, d = chains.samples.shape[1:]
+    edges, delta = prepared.edges, prepared.delta
+    results = []
+    for c in range(chains.states.shape[0]):
+        work = Work(2 * d * n_iterations, int(chains.evaluations[c]))
+        samples = chains.samples[c]
+        if prepared.rao_blackwell:
+            log_ratio = None if delta is None else float(chains.log_ratio_sums[c, 0] - math.log(n_iterations))
+            node_marginals, edge_tables = chains.node_sums[c] / n_iterations, chains.edge_sums[c] / n_iterations
+        else:
+            log_ratio = None if delta is None else log_mean_exp_quadratic(samples, delta)
+            node_marginals, edge_tables = empirical_estimates(samples, edges)
+        results.append(BinaryChainResult(
+            state=chains.states[c].copy(),
+            samples=samples,
+            node_marginals=node_marginals,
+            edge_tables=edge_tables,
+            edges=edges,
+            log_ratio=log_ratio,
+            work=work,
+            rao_blackwellised=prepared.rao_blackwell,
+        ))
+    return results
 
 
 # ---------------------------------------------------------------- kernel arguments (also used by the tests)
 def model_arrays(model: BinaryPairwiseMRF):
-    """``(indptr, neighbors, coupling, h)`` as writable contiguous int64/int64/float64/float64 copies.
+    """``(indptr, neighbors, coupling, h)`` as writable contiguous int64/int64/float64/float64 copies: the model
+    tuple the annular kernels take.
 
     Always the same array types, so the kernels are compiled once.
     """
@@ -285,83 +367,18 @@ def prior_arrays(prior, d: int):
     """
     if prior is None:
         return np.full((2, d), 0.5), np.zeros(d), True
-    values = getattr(prior, "node_marginals", prior)
-    values = np.asarray(values)
-    if values.dtype == bool or not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
-        raise TypeError(f"prior must be None or hold probabilities p̂(s_i = +1), got dtype {values.dtype}")
-    if values.shape != (d,):
-        raise ValueError(f"prior must have shape ({d},) (one p̂(s_i = +1) per variable), got {values.shape}")
-    plus = values.astype(np.float64)
-    if not (np.all(np.isfinite(plus)) and np.all((plus > 0.0) & (plus < 1.0))):
-        raise ValueError("prior probabilities p̂(s_i = +1) must be finite and strictly inside (0, 1)")
+    plus = check_marginals(prior, d, open_interval=True)
     minus = 1.0 - plus
     return np.ascontiguousarray(np.stack([minus, plus])), np.log(plus) - np.log(minus), False
 
 
-# ---------------------------------------------------------------- validation
-def _check_model(model) -> BinaryPairwiseMRF:
-    if not isinstance(model, BinaryPairwiseMRF):
-        raise TypeError(f"model must be a BinaryPairwiseMRF, got {type(model).__name__}")
-    return model
-
-
+# ---------------------------------------------------------------- checks of this sampler only
 def _check_operator(operator) -> int:
     if not isinstance(operator, str):
         raise TypeError(f"operator must be one of {sorted(OPERATORS)}, got {type(operator).__name__}")
     if operator not in OPERATORS:
         raise ValueError(f"operator must be one of {sorted(OPERATORS)}, got {operator!r}")
     return OPERATORS[operator]
-
-
-def _check_positive_int(name: str, value) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
-
-
-def _check_initial_states(initial_state, d: int, n_chains: int | None) -> np.ndarray:
-    """A writable ``(C, d)`` int8 array of spins (``C = 1`` for a single chain)."""
-    if initial_state is None:
-        raise TypeError("initial_state is required: a (d,) array of -1 and +1")
-    values = np.asarray(initial_state)
-    if values.dtype == bool or not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
-        raise TypeError(f"initial_state must hold the numbers -1 and +1, got dtype {values.dtype}")
-    chains = 1 if n_chains is None else n_chains
-    allowed = [(d,)] if n_chains is None else [(d,), (n_chains, d)]
-    if values.shape not in allowed:
-        expected = " or ".join(str(s) for s in allowed)
-        raise ValueError(f"initial_state must have shape {expected}, got {values.shape}")
-    if not np.all((values == 1) | (values == -1)):
-        bad = values[~((values == 1) | (values == -1))][:3]
-        raise ValueError(f"initial_state values must be -1 or +1 (spins), found {bad!r}")
-    return np.ascontiguousarray(np.broadcast_to(values.astype(np.int8), (chains, d))).copy()
-
-
-def _check_edges(edges, model: BinaryPairwiseMRF) -> np.ndarray:
-    if edges is None:
-        return np.array(model.edges, dtype=np.int64).reshape(-1, 2)
-    array = np.asarray(edges)
-    if array.size == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-        raise TypeError(f"edges must hold integers, got dtype {array.dtype}")
-    if array.ndim != 2 or array.shape[1] != 2:
-        raise ValueError(f"edges must be an (E, 2) array of variable pairs, got shape {array.shape}")
-    if array.min() < 0 or array.max() >= model.n_vars:
-        raise ValueError(f"edges must index variables 0..{model.n_vars - 1}")
-    return array.astype(np.int64)
-
-
-def _check_delta(delta, model: BinaryPairwiseMRF):
-    if delta is None:
-        return None
-    if not isinstance(delta, BinaryPairwiseMRF):
-        raise TypeError(f"delta must be a BinaryPairwiseMRF (the quadratic form q), got {type(delta).__name__}")
-    if delta.n_vars != model.n_vars:
-        raise ValueError(f"delta is over {delta.n_vars} variables but the model has {model.n_vars}")
-    return delta
 
 
 def _check_fallback(value) -> float:

@@ -36,7 +36,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Work", "chain_seeds", "check_n_chains", "spawned_chain_seeds"]
+from dogs._kernels.gibbs import seed_states
+from dogs._kernels.rng import seed_state
+from dogs.samplers.checks import check_int
+
+__all__ = ["ChainsResult", "Work", "chain_seeds", "check_n_chains", "kernel_rng_state", "kernel_rng_states", "spawned_chain_seeds"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,9 @@ class Work:
     density_evaluations: int
 
     def __post_init__(self):
+        if type(self.site_updates) is int and type(self.density_evaluations) is int \
+                and self.site_updates >= 0 and self.density_evaluations >= 0:
+            return  # the common case, checked fast: every sampler run makes one Work (many per second in inner runs)
         for name in ("site_updates", "density_evaluations"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
@@ -59,13 +66,46 @@ class Work:
         return Work(self.site_updates + other.site_updates, self.density_evaluations + other.density_evaluations)
 
 
+class ChainsResult:
+    """Base of the results of the multi-chain Gibbs samplers: any class with ``states`` (one row per chain) and
+    ``work`` gets ``n_chains`` and ``site_updates`` from it."""
+
+    states: np.ndarray
+    work: Work
+
+    @property
+    def n_chains(self) -> int:
+        return self.states.shape[0]
+
+    @property
+    def site_updates(self) -> int:
+        return self.work.site_updates
+
+
 def check_n_chains(n_chains) -> int:
     """``n_chains`` as a positive int; a clear error otherwise."""
-    if isinstance(n_chains, (bool, np.bool_)) or not isinstance(n_chains, numbers.Integral):
-        raise TypeError(f"n_chains must be an integer, got {type(n_chains).__name__}")
-    if n_chains < 1:
-        raise ValueError(f"n_chains must be >= 1, got {n_chains}")
-    return int(n_chains)
+    return check_int("n_chains", n_chains)
+
+
+def kernel_rng_state(rng) -> np.ndarray:
+    """The xoshiro256** state ``(4,) uint64`` of a single chain: from a kernel seed word (a ``numpy.uint64``, as
+    :func:`chain_seeds` and :func:`spawned_chain_seeds` make them) or from any ``seed`` of :func:`chain_seeds`
+    (child 0 of ``SeedSequence(seed)``). This is the ``rng`` argument of the samplers' ``run`` layer."""
+    return seed_state(rng if isinstance(rng, np.uint64) else chain_seeds(rng, 1)[0])
+
+
+def kernel_rng_states(rng, n_chains: int) -> np.ndarray:
+    """``(n_chains, 4) uint64`` xoshiro256** states, one per chain: from ``(n_chains,)`` kernel seed words (a
+    ``numpy.uint64`` array; one chain: also a ``numpy.uint64``) or from any ``seed`` of :func:`chain_seeds`."""
+    if isinstance(rng, np.uint64) and n_chains == 1:
+        return seed_state(rng)[None, :]
+    if isinstance(rng, np.ndarray) and rng.dtype == np.uint64:
+        if rng.shape != (n_chains,):
+            raise ValueError(f"rng must hold one kernel seed per chain ({n_chains}), got shape {rng.shape}")
+        seeds = rng
+    else:
+        seeds = chain_seeds(rng, n_chains)
+    return seed_states(seeds)
 
 
 def chain_seeds(seed, n_chains: int) -> np.ndarray:

@@ -36,8 +36,28 @@ from dogs._kernels.tables import state_counts
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work
 
-__all__ = ["BinaryChainResult", "empirical_edge_tables", "empirical_estimates", "empirical_node_marginals",
-           "log_mean_exp_quadratic"]
+__all__ = ["BinaryChain", "BinaryChainResult", "empirical_edge_tables", "empirical_estimates",
+           "empirical_node_marginals", "log_mean_exp_quadratic", "plain_result"]
+
+
+@dataclass(frozen=True, eq=False)
+class BinaryChain:
+    """What the ``run`` layer of a single-chain binary sampler returns beside its :class:`~dogs.samplers.base.Work`:
+    the chain itself, before any estimate.
+
+    Attributes
+    ----------
+    samples : (N, d) int8 array
+        The recorded states.
+    state : (d,) int8 array
+        The final state.
+    sample_weights : (N,) float array or None
+        As in :class:`BinaryChainResult`.
+    """
+
+    samples: np.ndarray
+    state: np.ndarray
+    sample_weights: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -204,3 +224,22 @@ def log_mean_exp_quadratic(samples, delta: BinaryPairwiseMRF, weights=None) -> f
         values = delta.log_potential(np.asarray(samples, dtype=np.float64))
     top = float(np.max(values))
     return top + float(np.log(_mean(np.exp(values - top), weights)))
+
+
+def plain_result(chain: BinaryChain, work: Work, edges: np.ndarray, delta: BinaryPairwiseMRF | None) -> BinaryChainResult:
+    """The plain estimates of a chain (averages over its recorded states, weighted by ``sample_weights``) of the node
+    marginals, of the 2x2 tables of ``edges`` (checked ``(E, 2)`` int64) and, given ``delta``, of
+    ``log E_p[exp q]``."""
+    weights = chain.sample_weights
+    node_marginals, edge_tables = empirical_estimates(chain.samples, edges, weights)
+    return BinaryChainResult(
+        state=chain.state,
+        samples=chain.samples,
+        node_marginals=node_marginals,
+        edge_tables=edge_tables,
+        edges=edges,
+        log_ratio=None if delta is None else log_mean_exp_quadratic(chain.samples, delta, weights),
+        work=work,
+        rao_blackwellised=False,
+        sample_weights=weights,
+    )

@@ -40,13 +40,79 @@ integer, against rounding in ``F``); ``cmh_samples_exact`` keeps the ratio.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
+from dataclasses import dataclass
 
-__all__ = ["equal_cost_budget"]
+from dogs.samplers.checks import check_int
+
+__all__ = ["EqualCostBudget", "SingleFlipEvaluations", "equal_cost_budget"]
 
 
-def equal_cost_budget(d: int, *, travel_time_periods: float = 2.5, n_hmc_samples: int = 1000, clique_size: int) -> dict:
+@dataclass(frozen=True)
+class SingleFlipEvaluations:
+    """The single-flip log-density differences our samplers would report for the runs of an
+    :class:`EqualCostBudget` (module docstring): ``exact_hmc`` the expected ``N d t``, ``annular`` iterations times
+    ``2d - 1``, ``cmh`` and ``cmh_lbp`` samples times ``d``."""
+
+    exact_hmc: float
+    annular: int
+    cmh: int
+    cmh_lbp: int
+
+
+@dataclass(frozen=True)
+class EqualCostBudget:
+    """The run length of every sampler under the paper's equal-cost budget (:func:`equal_cost_budget`).
+
+    Attributes
+    ----------
+    density_evaluations : float
+        ``F``, the budget in the authors' units.
+    hmc_samples : int
+        ``N``, exact-HMC trajectories.
+    hmc_travel_time : float
+        ``t pi``, the duration of a trajectory.
+    annular_iterations : int
+        ``round(F / (c (2d - 1)))``.
+    cmh_samples : int
+        ``floor(F / (c d))`` CMH recorded states.
+    cmh_samples_exact : float
+        ``F / (c d)``.
+    cmh_proposals_per_sample : int
+        ``d``.
+    cmh_lbp_proposals : int
+        ``cmh_samples * d``, the proposed flips of CMH + LBP.
+    single_flip_evaluations : SingleFlipEvaluations
+        What our samplers would report for those runs.
+    """
+
+    density_evaluations: float
+    hmc_samples: int
+    hmc_travel_time: float
+    annular_iterations: int
+    cmh_samples: int
+    cmh_samples_exact: float
+    cmh_proposals_per_sample: int
+    cmh_lbp_proposals: int
+    single_flip_evaluations: SingleFlipEvaluations
+
+    def __post_init__(self):
+        for name in ("hmc_samples", "annular_iterations", "cmh_samples", "cmh_proposals_per_sample",
+                     "cmh_lbp_proposals"):
+            check_int(f"budget.{name}", getattr(self, name))
+        if not (math.isfinite(self.hmc_travel_time) and self.hmc_travel_time > 0.0):
+            raise ValueError(f"budget.hmc_travel_time must be finite and > 0, got {self.hmc_travel_time}")
+
+    def as_dict(self) -> dict:
+        """The fields as a JSON-ready dict (``single_flip_evaluations`` a nested dict), in field order: how run
+        metadata records the budget."""
+        return dataclasses.asdict(self)
+
+
+def equal_cost_budget(d: int, *, travel_time_periods: float = 2.5, n_hmc_samples: int = 1000,
+                      clique_size: int) -> EqualCostBudget:
     r"""Iterations of each sampler under the paper's equal-cost budget (module docstring).
 
     Parameters
@@ -62,14 +128,7 @@ def equal_cost_budget(d: int, *, travel_time_periods: float = 2.5, n_hmc_samples
 
     Returns
     -------
-    dict
-        ``density_evaluations`` (``F``, float), ``hmc_samples`` (``N``), ``hmc_travel_time`` (``t pi``),
-        ``annular_iterations`` (``round(F / (c (2d - 1)))``), ``cmh_samples`` (``floor(F / (c d))``),
-        ``cmh_samples_exact`` (``F / (c d)``), ``cmh_proposals_per_sample`` (``d``), ``cmh_lbp_proposals``
-        (``cmh_samples * d``, the proposed flips of CMH + LBP) and
-        ``single_flip_evaluations``: a dict of what our samplers would report for those runs
-        (``exact_hmc``: the expected ``N d t``; ``annular``: iterations times ``2d - 1``; ``cmh``:
-        samples times ``d``).
+    EqualCostBudget
 
     References
     ----------
@@ -79,12 +138,12 @@ def equal_cost_budget(d: int, *, travel_time_periods: float = 2.5, n_hmc_samples
     Examples
     --------
     >>> budget = equal_cost_budget(81, travel_time_periods=2.5, n_hmc_samples=1000, clique_size=4)
-    >>> budget["density_evaluations"], budget["annular_iterations"], budget["cmh_samples"]
+    >>> budget.density_evaluations, budget.annular_iterations, budget.cmh_samples
     (931500.0, 1446, 2875)
     """
-    d = _check_int("d", d, 2)
-    n = _check_int("n_hmc_samples", n_hmc_samples, 1)
-    clique = _check_int("clique_size", clique_size, 1)
+    d = check_int("d", d, 2)
+    n = check_int("n_hmc_samples", n_hmc_samples, 1)
+    clique = check_int("clique_size", clique_size, 1)
     if isinstance(travel_time_periods, bool) or not isinstance(travel_time_periods, numbers.Real):
         raise TypeError(f"travel_time_periods must be a real number, got {type(travel_time_periods).__name__}")
     t = float(travel_time_periods)
@@ -95,27 +154,19 @@ def equal_cost_budget(d: int, *, travel_time_periods: float = 2.5, n_hmc_samples
     cmh_exact = total / (clique * d)
     nearest = round(cmh_exact)
     cmh = nearest if abs(cmh_exact - nearest) <= 1e-9 * max(1.0, cmh_exact) else math.floor(cmh_exact)
-    return {
-        "density_evaluations": total,
-        "hmc_samples": n,
-        "hmc_travel_time": t * math.pi,
-        "annular_iterations": int(annular),
-        "cmh_samples": int(cmh),
-        "cmh_samples_exact": cmh_exact,
-        "cmh_proposals_per_sample": d,
-        "cmh_lbp_proposals": int(cmh) * d,
-        "single_flip_evaluations": {
-            "exact_hmc": n * d * t,
-            "annular": int(annular) * (2 * d - 1),
-            "cmh": int(cmh) * d,
-            "cmh_lbp": int(cmh) * d,
-        },
-    }
-
-
-def _check_int(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
+    return EqualCostBudget(
+        density_evaluations=total,
+        hmc_samples=n,
+        hmc_travel_time=t * math.pi,
+        annular_iterations=int(annular),
+        cmh_samples=int(cmh),
+        cmh_samples_exact=cmh_exact,
+        cmh_proposals_per_sample=d,
+        cmh_lbp_proposals=int(cmh) * d,
+        single_flip_evaluations=SingleFlipEvaluations(
+            exact_hmc=n * d * t,
+            annular=int(annular) * (2 * d - 1),
+            cmh=int(cmh) * d,
+            cmh_lbp=int(cmh) * d,
+        ),
+    )

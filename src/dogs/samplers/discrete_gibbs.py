@@ -42,19 +42,17 @@ import numpy as np
 from dogs._kernels.discrete_gibbs import discrete_gibbs_chain, discrete_gibbs_chains, exp_rows
 from dogs._kernels.gibbs import seed_states
 from dogs.models.discrete import DiscretePairwiseMRF
-from dogs.samplers.base import Work, chain_seeds, check_n_chains
-from dogs.samplers.gibbs import _check_recording
+from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
+from dogs.samplers.checks import NO_INDICES, check_recording
 from dogs.scans.base import Scan
 
 __all__ = ["DiscreteGibbsResult", "most_frequent_labels", "run_discrete_gibbs"]
 
 STATE_DTYPE = np.int32
-_NO_INDICES = np.zeros(0, dtype=np.int64)
-_NO_INDICES.setflags(write=False)  # read-only like validated indices: one numba specialisation
 
 
 @dataclass(frozen=True, eq=False)
-class DiscreteGibbsResult:
+class DiscreteGibbsResult(ChainsResult):
     """Output of :func:`run_discrete_gibbs`.
 
     Attributes
@@ -87,14 +85,6 @@ class DiscreteGibbsResult:
     count_from: int
     work: Work
     seeds: np.ndarray
-
-    @property
-    def n_chains(self) -> int:
-        return self.states.shape[0]
-
-    @property
-    def site_updates(self) -> int:
-        return self.work.site_updates
 
 
 def run_discrete_gibbs(
@@ -190,15 +180,15 @@ def run_discrete_gibbs(
     n_chains = check_n_chains(n_chains)
     n_vars, n_steps = model.n_vars, scan.length
     states = _initial_states(initial_state, n_chains, model.cardinalities)
-    record_vars, record_times = _check_recording(record_vars, record_times, n_vars, n_steps)
+    record_vars, record_times = check_recording(record_vars, record_times, n_vars, n_steps)
     count_labels, count_from = _check_counting(count_labels, count_from)
     packed = _pack(model)
     card, k_max = packed[0], packed[1].size // n_vars
     seeds = chain_seeds(seed, n_chains)
 
     recording = record_vars is not None
-    rec_vars = record_vars if recording else _NO_INDICES
-    rec_times = record_times if recording else _NO_INDICES
+    rec_vars = record_vars if recording else NO_INDICES
+    rec_times = record_times if recording else NO_INDICES
     recorded = np.zeros((n_chains, rec_times.size, rec_vars.size), dtype=STATE_DTYPE)
     counts = np.zeros((n_chains, n_vars * k_max if count_labels else 0), dtype=np.int64)  # flat (p, Kmax) per chain
     rng_states = seed_states(seeds)

@@ -57,22 +57,50 @@ recorded states are not exact draws even when the initial spins are (a burn-in e
 
 Work (:mod:`dogs.samplers.base`): one site update and one density evaluation per wall hit, about
 ``d T / pi`` per trajectory (each coordinate hits every ``pi``).
+
+Two layers (:mod:`dogs.samplers`): :func:`prepare_hmc` checks the model, the start, the travel time and the
+starting magnitudes once and returns a frozen :class:`PreparedHMC`; :func:`run_hmc` runs ``n`` trajectories of
+it from a seed and returns the chain (:class:`~dogs.samplers.binary.BinaryChain`) and its
+:class:`~dogs.samplers.base.Work`. :func:`exact_hmc` is the two with the plain estimates
+(:func:`~dogs.samplers.binary.plain_result`).
 """
 
 from __future__ import annotations
 
-import math
-import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
 from dogs._kernels.exact_hmc import exact_hmc_chain, normal_draws
 from dogs.models.binary import BinaryPairwiseMRF
-from dogs.samplers.base import Work
-from dogs.samplers.binary import BinaryChainResult
-from dogs.samplers.metropolis import _chain_result, _check_common, _rng_state
+from dogs.samplers.base import Work, kernel_rng_state
+from dogs.samplers.binary import BinaryChain, BinaryChainResult, plain_result
+from dogs.samplers.checks import (check_delta, check_edges, check_int, check_model, check_positive_real, check_spins,
+                                  frozen)
 
-__all__ = ["exact_hmc"]
+__all__ = ["PreparedHMC", "exact_hmc", "prepare_hmc", "run_hmc"]
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedHMC:
+    """Checked arguments of exact HMC (:func:`prepare_hmc`), ready for :func:`run_hmc`.
+
+    Attributes
+    ----------
+    travel_time : float
+        Duration of a trajectory.
+    initial_magnitude : (d,) float64 array, read-only, or None
+        Starting ``|y|``; ``None``: half-normal draws from the chain's stream.
+    model, initial_state, edges, delta
+        As in :class:`~dogs.samplers.metropolis.PreparedCMH` (``edges`` and ``delta`` for the estimates only).
+    """
+
+    model: BinaryPairwiseMRF
+    initial_state: np.ndarray
+    travel_time: float
+    initial_magnitude: np.ndarray | None = None
+    edges: np.ndarray | None = None
+    delta: BinaryPairwiseMRF | None = None
 
 
 def exact_hmc(
@@ -138,38 +166,42 @@ def exact_hmc(
     >>> result.samples.shape, result.work.site_updates == result.work.density_evaluations
     ((20, 9), True)
     """
-    model, spins, n_samples, _, edges = _check_common(model, initial_state, n_samples, None, edges, delta)
-    travel_time = _check_travel_time(travel_time)
+    prepared = prepare_hmc(model, travel_time=travel_time, initial_state=initial_state, edges=edges, delta=delta,
+                           initial_magnitude=initial_magnitude)
+    n_samples = check_int("n_samples", n_samples)
+    return plain_result(*run_hmc(prepared, seed, n_samples), prepared.edges, prepared.delta)
+
+
+def prepare_hmc(model: BinaryPairwiseMRF, *, travel_time: float = 2.5 * np.pi, initial_state, edges=None,
+                delta: BinaryPairwiseMRF | None = None, initial_magnitude=None) -> PreparedHMC:
+    """The checked, frozen arguments of :func:`exact_hmc` but the number of trajectories and the seed."""
+    model = check_model(model)
+    spins = check_spins(initial_state, model.n_vars)
+    edges = check_edges(edges, model)
+    delta = check_delta(delta, model)
+    travel_time = check_positive_real("travel_time", travel_time)
     magnitude = _check_magnitude(initial_magnitude, model.n_vars)
-    samples, hits = _hmc_samples(model, spins, _rng_state(seed), n_samples, travel_time, magnitude)
-    return _chain_result(spins, samples, edges, delta, Work(hits, hits))
+    return PreparedHMC(model, frozen(spins), travel_time, magnitude, frozen(edges), delta)
 
 
-def _hmc_samples(model: BinaryPairwiseMRF, spins: np.ndarray, rng_state: np.ndarray, n_samples: int,
-                 travel_time: float, magnitude=None) -> tuple[np.ndarray, int]:
-    """The chain of :func:`exact_hmc` on checked arguments: ``(samples, wall hits)``; ``spins`` and ``rng_state`` are
-    advanced in place. ``magnitude`` None: half-normal starting magnitudes from the chain's stream."""
+def run_hmc(prepared: PreparedHMC, rng, n: int) -> tuple[BinaryChain, Work]:
+    """``n`` trajectories (``n >= 1``, not checked) of the chain of :func:`exact_hmc` from ``rng`` (a seed of
+    :func:`~dogs.samplers.base.chain_seeds` or a kernel seed word, :func:`~dogs.samplers.base.kernel_rng_state`):
+    the chain and its work (one site update and one density evaluation per wall hit)."""
+    model = prepared.model
+    rng_state = kernel_rng_state(rng)
+    spins = prepared.initial_state.copy()
     position = np.empty(model.n_vars, dtype=np.float64)
-    if magnitude is None:
+    if prepared.initial_magnitude is None:
         normal_draws(position, rng_state)
         np.abs(position, out=position)
     else:
-        position[:] = magnitude
+        position[:] = prepared.initial_magnitude
     position *= spins
-    samples = np.empty((n_samples, model.n_vars), dtype=np.int8)
-    hits = exact_hmc_chain(
-        model.indptr, model.neighbors, model.coupling, model.h, spins, position, rng_state, n_samples, travel_time, samples
-    )
-    return samples, int(hits)
-
-
-def _check_travel_time(travel_time) -> float:
-    if isinstance(travel_time, (bool, np.bool_)) or not isinstance(travel_time, numbers.Real):
-        raise TypeError(f"travel_time must be a real number, got {type(travel_time).__name__}")
-    travel_time = float(travel_time)
-    if not (math.isfinite(travel_time) and travel_time > 0.0):
-        raise ValueError(f"travel_time must be finite and > 0, got {travel_time}")
-    return travel_time
+    samples = np.empty((n, model.n_vars), dtype=np.int8)
+    hits = int(exact_hmc_chain(model.indptr, model.neighbors, model.coupling, model.h, spins, position, rng_state, n,
+                               prepared.travel_time, samples))
+    return BinaryChain(samples, spins), Work(hits, hits)
 
 
 def _check_magnitude(initial_magnitude, n_vars: int):
@@ -183,4 +215,4 @@ def _check_magnitude(initial_magnitude, n_vars: int):
     values = np.broadcast_to(values.astype(np.float64), (n_vars,))
     if not (np.all(np.isfinite(values)) and np.all(values > 0.0)):
         raise ValueError("initial_magnitude must be finite and > 0")
-    return values
+    return frozen(values.copy())

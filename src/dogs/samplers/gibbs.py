@@ -33,18 +33,17 @@ import numpy as np
 
 from dogs._kernels.gibbs import field_thresholds, gibbs_chain, gibbs_chains, padded_neighbourhoods, seed_states
 from dogs.models.binary import BinaryPairwiseMRF
-from dogs.samplers.base import Work, chain_seeds, check_n_chains
+from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
+from dogs.samplers.checks import NO_INDICES, check_model_and_scan, check_recording, check_spin_states
 from dogs.scans.base import Scan
 
 __all__ = ["GibbsResult", "chain_seeds", "kernel_graph", "run_gibbs"]
 
 _LOW_THRESHOLDS, _HIGH_THRESHOLDS = field_thresholds()
-_NO_INDICES = np.zeros(0, dtype=np.int64)
-_NO_INDICES.setflags(write=False)  # read-only like validated indices: one numba specialisation
 
 
 @dataclass(frozen=True, eq=False)
-class GibbsResult:
+class GibbsResult(ChainsResult):
     """Output of :func:`run_gibbs`.
 
     Attributes
@@ -69,14 +68,6 @@ class GibbsResult:
     record_times: np.ndarray | None
     work: Work
     seeds: np.ndarray
-
-    @property
-    def n_chains(self) -> int:
-        return self.states.shape[0]
-
-    @property
-    def site_updates(self) -> int:
-        return self.work.site_updates
 
 
 def run_gibbs(
@@ -134,21 +125,16 @@ def run_gibbs(
     >>> result.recorded.shape, result.site_updates
     ((4, 2, 1), 360)
     """
-    if not isinstance(model, BinaryPairwiseMRF):
-        raise TypeError(f"model must be a BinaryPairwiseMRF, got {type(model).__name__}")
-    if not isinstance(scan, Scan):
-        raise TypeError(f"scan must be a dogs.scans.Scan, got {type(scan).__name__}")
-    if scan.n_vars != model.n_vars:
-        raise ValueError(f"scan is over n_vars = {scan.n_vars} variables but the model has {model.n_vars}")
+    check_model_and_scan(model, scan)
     n_chains = check_n_chains(n_chains)
     n_vars, n_steps = model.n_vars, scan.length
-    spins = _initial_spins(initial_state, n_chains, n_vars)
-    record_vars, record_times = _check_recording(record_vars, record_times, n_vars, n_steps)
+    spins = check_spin_states(initial_state, n_vars, n_chains, single_spin=True)
+    record_vars, record_times = check_recording(record_vars, record_times, n_vars, n_steps)
     seeds = chain_seeds(seed, n_chains)
 
     recording = record_vars is not None
-    rec_vars = record_vars if recording else _NO_INDICES
-    rec_times = record_times if recording else _NO_INDICES
+    rec_vars = record_vars if recording else NO_INDICES
+    rec_times = record_times if recording else NO_INDICES
     recorded = np.zeros((n_chains, rec_times.size, rec_vars.size), dtype=np.int8)
     rng_states = seed_states(seeds)
     arrays = (kernel_graph(model), model.h, scan.indices)
@@ -186,46 +172,3 @@ def kernel_graph(model: BinaryPairwiseMRF):
         graph = csr if padded is None else padded
         _KERNEL_GRAPHS[model] = graph
     return graph
-
-
-# ---------------------------------------------------------------- validation
-def _initial_spins(initial_state, n_chains: int, n_vars: int) -> np.ndarray:
-    values = np.asarray(initial_state)
-    if values.dtype == bool or not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
-        raise TypeError(f"initial_state must hold the numbers -1 and +1, got dtype {values.dtype}")
-    if values.ndim == 0 or values.shape in ((n_vars,), (n_chains, n_vars)):
-        if not np.all((values == 1) | (values == -1)):
-            bad = values[~((values == 1) | (values == -1))].ravel()[:3] if values.ndim else values
-            raise ValueError(f"initial_state values must be -1 or +1 (spins), found {bad!r}")
-        return np.ascontiguousarray(np.broadcast_to(values.astype(np.int8), (n_chains, n_vars))).copy()
-    raise ValueError(
-        f"initial_state must be a spin, a ({n_vars},) state or a ({n_chains}, {n_vars}) array, got shape {values.shape}"
-    )
-
-
-def _index_array(name: str, values) -> np.ndarray:
-    array = np.atleast_1d(np.asarray(values))
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be a 1-d sequence of integers, got shape {array.shape}")
-    if array.size and (array.dtype == bool or not np.issubdtype(array.dtype, np.integer)):
-        raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
-    return np.ascontiguousarray(array, dtype=np.int64)
-
-
-def _check_recording(record_vars, record_times, n_vars: int, n_steps: int):
-    if record_vars is None and record_times is None:
-        return None, None
-    if record_vars is None or record_times is None:
-        missing = "record_vars" if record_vars is None else "record_times"
-        raise ValueError(f"record_vars and record_times go together: {missing} is missing")
-    rec_vars = _index_array("record_vars", record_vars)
-    rec_times = _index_array("record_times", record_times)
-    if rec_vars.size and (rec_vars.min() < 0 or rec_vars.max() >= n_vars):
-        raise ValueError(f"record_vars must index variables 0..{n_vars - 1}")
-    if rec_times.size and (rec_times.min() < 0 or rec_times.max() > n_steps):
-        raise ValueError(f"record_times must lie in [0, {n_steps}] (the scan length)")
-    if np.any(np.diff(rec_times) < 0):
-        raise ValueError("record_times must be non-decreasing")
-    rec_vars.setflags(write=False)
-    rec_times.setflags(write=False)
-    return rec_vars, rec_times

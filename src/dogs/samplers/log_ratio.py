@@ -7,8 +7,11 @@ graph, from a new seed and start. :func:`dogs.samplers.suite.run_samplers` answe
 makes (node marginals, edge tables) after checking all of its arguments; at ``d = 6`` that was about a third of an
 inner run.
 
-:class:`LogRatioEstimator` checks the graph, the budget and the sampler once and then runs the sampler's kernel
-directly, computing the log ratio only:
+:class:`LogRatioEstimator` checks the graph, the budget and the sampler once and then, for every estimate, builds
+the sampler's prepared arguments (:class:`~dogs.samplers.exact_hmc.PreparedHMC`,
+:class:`~dogs.samplers.metropolis.PreparedCMH`, :class:`~dogs.samplers.annular.PreparedAnnular`) from the new
+model, form and start (checked here, against the graph) and runs the sampler's ``run`` layer, computing the log
+ratio only:
 
 - ``HMC`` and ``CMH``: the plain estimate ``log mean_n exp q(s_n)`` over the recorded states
   (:func:`~dogs.samplers.binary.log_mean_exp_quadratic`);
@@ -25,19 +28,21 @@ import math
 
 import numpy as np
 
-from dogs._kernels.rng import seed_state
 from dogs.models.binary import BinaryPairwiseMRF
-from dogs.samplers.annular import DEFAULT_SUWA_TODO_FALLBACK, OPERATORS, _run_chains, prior_arrays
+from dogs.samplers.annular import DEFAULT_SUWA_TODO_FALLBACK, OPERATORS, PreparedAnnular, prior_arrays, run_annular
 from dogs.samplers.base import spawned_chain_seeds
 from dogs.samplers.binary import log_mean_exp_quadratic
-from dogs.samplers.exact_hmc import _hmc_samples
-from dogs.samplers.metropolis import _cmh_samples, _rng_state
-from dogs.samplers.suite import SAMPLER_OPERATORS, chain_index, chain_seed
+from dogs.samplers.budget import EqualCostBudget
+from dogs.samplers.checks import check_model, frozen
+from dogs.samplers.exact_hmc import PreparedHMC, run_hmc
+from dogs.samplers.metropolis import PreparedCMH, run_cmh
+from dogs.samplers.suite import chain_index, chain_seed, run_length, sampler_spec
 
 __all__ = ["LOG_RATIO_SAMPLERS", "LogRatioEstimator"]
 
 #: The samplers :class:`LogRatioEstimator` runs (the LBP ones need each model's loopy-BP prior: use run_samplers).
 LOG_RATIO_SAMPLERS = ("HMC", "CMH", "AAS + RB", "AAG + RB", "AAST + RB")
+_NO_EDGES = frozen(np.zeros((0, 2), dtype=np.int64))
 
 
 class LogRatioEstimator:
@@ -47,29 +52,25 @@ class LogRatioEstimator:
     ----------
     graph : BinaryPairwiseMRF
         Every model and quadratic form given to :meth:`estimate` must have this model's neighbour lists.
-    budget : dict
+    budget : EqualCostBudget
         :func:`~dogs.samplers.budget.equal_cost_budget` for ``graph``.
     name : str
         One of :data:`LOG_RATIO_SAMPLERS`.
     """
 
-    def __init__(self, graph: BinaryPairwiseMRF, budget: dict, name: str):
-        if not isinstance(graph, BinaryPairwiseMRF):
-            raise TypeError(f"graph must be a BinaryPairwiseMRF, got {type(graph).__name__}")
+    def __init__(self, graph: BinaryPairwiseMRF, budget: EqualCostBudget, name: str):
+        check_model(graph, "graph")
         if name not in LOG_RATIO_SAMPLERS:
             raise ValueError(f"sampler must be one of {LOG_RATIO_SAMPLERS}, got {name!r}")
-        count_key = {"HMC": "hmc_samples", "CMH": "cmh_samples"}.get(name, "annular_iterations")
-        count = budget.get(count_key) if isinstance(budget, dict) else None
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
-            raise ValueError(f"budget[{count_key!r}] must be a positive integer, got {count!r}")
-        self.name, self.count, self.graph = name, int(count), graph
-        if name == "HMC":
-            self._travel_time = float(budget["hmc_travel_time"])
-            if not (math.isfinite(self._travel_time) and self._travel_time > 0.0):
-                raise ValueError(f"budget['hmc_travel_time'] must be finite and > 0, got {self._travel_time}")
-        if name.endswith("+ RB"):
-            self._operator = OPERATORS[SAMPLER_OPERATORS[name.split(" ")[0]]]
-            self._prior = prior_arrays(None, graph.n_vars)
+        if not isinstance(budget, EqualCostBudget):
+            raise TypeError(f"budget must be an EqualCostBudget (equal_cost_budget), got {type(budget).__name__}")
+        self.name, self.graph, self.spec = name, graph, sampler_spec(name)
+        self.count = run_length(self.spec, budget)
+        self._travel_time = budget.hmc_travel_time
+        if self.spec.sampler == "annular":
+            self._operator = OPERATORS[self.spec.operator]
+            prior_current, log_odds, lattice = prior_arrays(None, graph.n_vars)
+            self._prior = (frozen(prior_current), frozen(log_odds), lattice)
 
     def _same_graph(self, form: BinaryPairwiseMRF, what: str) -> None:
         if not isinstance(form, BinaryPairwiseMRF):
@@ -96,9 +97,9 @@ class LogRatioEstimator:
         self._same_graph(model, "model")
         self._same_graph(delta, "delta")
         if isinstance(seed, np.random.SeedSequence):
-            rng_state = _rng_state(chain_seed(seed, self.name))
+            rng = chain_seed(seed, self.name)
         elif isinstance(seed, np.uint64):
-            rng_state = seed_state(seed)
+            rng = seed
         else:
             raise TypeError(f"seed must be a numpy.random.SeedSequence or a numpy.uint64 from kernel_seeds, "
                             f"got {type(seed).__name__}")
@@ -106,14 +107,15 @@ class LogRatioEstimator:
         spins = np.array(initial_state, dtype=np.int8)
         if spins.shape != (d,) or not (np.abs(spins) == 1).all():
             raise ValueError(f"initial_state must be {d} values of -1 or +1")
-        if self.name == "HMC":
-            samples, hits = _hmc_samples(model, spins, rng_state, self.count, self._travel_time)
-            return log_mean_exp_quadratic(samples, delta), spins, hits
-        if self.name == "CMH":
-            samples, evaluations = _cmh_samples(model, spins, rng_state, self.count, d)
-            return log_mean_exp_quadratic(samples, delta), spins, evaluations
-        chain_spins = spins[None, :]
-        _, _, _, log_ratio_acc, evaluations = _run_chains(
-            model, delta, self._operator, *self._prior, DEFAULT_SUWA_TODO_FALLBACK, chain_spins, rng_state[None, :],
-            self.count, True, np.zeros((0, 2), dtype=np.int64))
-        return float(log_ratio_acc[0, 0] - math.log(self.count)), chain_spins[0], int(evaluations[0])
+        spins.setflags(write=False)
+        sampler = self.spec.sampler
+        if sampler == "exact_hmc":
+            chain, work = run_hmc(PreparedHMC(model, spins, self._travel_time), rng, self.count)
+        elif sampler == "cmh":
+            chain, work = run_cmh(PreparedCMH(model, spins, d, _NO_EDGES), rng, self.count)
+        else:
+            prepared = PreparedAnnular(model, self._operator, self._prior, spins.reshape(1, d), _NO_EDGES, True, delta,
+                                       DEFAULT_SUWA_TODO_FALLBACK)
+            chains, work = run_annular(prepared, rng, self.count)
+            return float(chains.log_ratio_sums[0, 0] - math.log(self.count)), chains.states[0], work.density_evaluations
+        return log_mean_exp_quadratic(chain.samples, delta), chain.state, work.density_evaluations

@@ -44,25 +44,84 @@ exactly; near a mode the steps between proposals, and the recorded states, can b
 Estimates are plain averages over the recorded states (:func:`~dogs.samplers.binary.empirical_node_marginals`,
 :func:`~dogs.samplers.binary.empirical_edge_tables`, :func:`~dogs.samplers.binary.log_mean_exp_quadratic`).
 The initial state is not among the recorded states.
+
+Two layers
+----------
+Each sampler is also available as a checked preparation and a run (:mod:`dogs.samplers`):
+:func:`prepare_cmh` checks the model, the start and the recording interval once and returns a frozen
+:class:`PreparedCMH`; :func:`run_cmh` runs ``n`` recorded states of it from a seed and returns the chain
+(:class:`~dogs.samplers.binary.BinaryChain`) and its :class:`~dogs.samplers.base.Work`. Likewise
+:func:`prepare_cmh_lbp` / :func:`run_cmh_lbp` (:class:`PreparedCMHLBP`). :func:`coordinate_metropolis` is
+``plain_result(run_cmh(prepare_cmh(...), seed, n_samples))`` with the estimates of
+:func:`~dogs.samplers.binary.plain_result`, and so for :func:`coordinate_metropolis_lbp`.
 """
 
 from __future__ import annotations
 
-import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
 from dogs._kernels.metropolis import cmh_chain, cmh_lbp_events, cmh_lbp_proposals, cmh_lbp_steps
-from dogs._kernels.rng import seed_state
 from dogs.models.binary import BinaryPairwiseMRF
-from dogs.samplers.base import Work, chain_seeds
-from dogs.samplers.binary import (
-    BinaryChainResult,
-    empirical_estimates,
-    log_mean_exp_quadratic,
-)
+from dogs.samplers.base import Work, kernel_rng_state
+from dogs.samplers.binary import BinaryChain, BinaryChainResult, plain_result
+from dogs.samplers.checks import (check_bool, check_delta, check_edges, check_int, check_marginals, check_model,
+                                  check_spins, frozen)
 
-__all__ = ["coordinate_metropolis", "coordinate_metropolis_lbp"]
+__all__ = ["PreparedCMH", "PreparedCMHLBP", "check_cmh_lbp_count", "coordinate_metropolis", "coordinate_metropolis_lbp",
+           "prepare_cmh", "prepare_cmh_lbp", "run_cmh", "run_cmh_lbp"]
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedCMH:
+    """Checked arguments of coordinate Metropolis-Hastings (:func:`prepare_cmh`), ready for :func:`run_cmh`.
+
+    Attributes
+    ----------
+    model : BinaryPairwiseMRF
+    initial_state : (d,) int8 array, read-only
+    proposals_per_sample : int
+        Proposals between recorded states.
+    edges : (E, 2) int64 array, read-only
+        Pairs whose 2x2 tables the estimates give.
+    delta : BinaryPairwiseMRF or None
+        Quadratic form ``q`` whose ``log E_p[exp q]`` the estimates give.
+    """
+
+    model: BinaryPairwiseMRF
+    initial_state: np.ndarray
+    proposals_per_sample: int
+    edges: np.ndarray
+    delta: BinaryPairwiseMRF | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedCMHLBP:
+    """Checked arguments of CMH with the LBP proposal (:func:`prepare_cmh_lbp`), ready for :func:`run_cmh_lbp`.
+
+    Attributes
+    ----------
+    model, initial_state, proposals_per_sample, edges, delta
+        As in :class:`PreparedCMH` (``proposals_per_sample`` counts steps, holds included).
+    prior_plus, prior_minus, prior_logit : (d,) float64 arrays, read-only
+        ``q_j(+1)``, ``q_j(-1)`` and ``log q_j(+1) - log q_j(-1)``.
+    count_unit : {"n_samples", "n_proposals"}
+        What the ``n`` of :func:`run_cmh_lbp` counts: recorded states or proposed flips.
+    discrete_event : bool
+        Simulate only the proposed flips.
+    """
+
+    model: BinaryPairwiseMRF
+    initial_state: np.ndarray
+    proposals_per_sample: int
+    edges: np.ndarray
+    delta: BinaryPairwiseMRF | None
+    prior_plus: np.ndarray
+    prior_minus: np.ndarray
+    prior_logit: np.ndarray
+    count_unit: str
+    discrete_event: bool
 
 
 def coordinate_metropolis(
@@ -121,19 +180,33 @@ def coordinate_metropolis(
     >>> result.samples.shape, result.work
     ((50, 9), Work(site_updates=450, density_evaluations=450))
     """
-    model, spins, n_samples, per_sample, edges = _check_common(model, initial_state, n_samples, proposals_per_sample, edges, delta)
-    samples, evaluations = _cmh_samples(model, spins, _rng_state(seed), n_samples, per_sample)
-    return _chain_result(spins, samples, edges, delta, Work(n_samples * per_sample, evaluations))
+    prepared = prepare_cmh(model, proposals_per_sample=proposals_per_sample, initial_state=initial_state, edges=edges,
+                           delta=delta)
+    n_samples = check_int("n_samples", n_samples)
+    return plain_result(*run_cmh(prepared, seed, n_samples), prepared.edges, prepared.delta)
 
 
-def _cmh_samples(model: BinaryPairwiseMRF, spins: np.ndarray, rng_state: np.ndarray, n_samples: int,
-                 per_sample: int) -> tuple[np.ndarray, int]:
-    """The chain of :func:`coordinate_metropolis` on checked arguments: ``(samples, density evaluations)``; ``spins``
-    and ``rng_state`` are advanced in place."""
-    samples = np.empty((n_samples, model.n_vars), dtype=np.int8)
-    evaluations = cmh_chain(model.indptr, model.neighbors, model.coupling, model.h, spins, rng_state, n_samples,
-                            per_sample, samples)
-    return samples, int(evaluations)
+def prepare_cmh(model: BinaryPairwiseMRF, *, proposals_per_sample: int | None = None, initial_state, edges=None,
+                delta: BinaryPairwiseMRF | None = None) -> PreparedCMH:
+    """The checked, frozen arguments of :func:`coordinate_metropolis` but the run length and the seed."""
+    model = check_model(model)
+    spins = check_spins(initial_state, model.n_vars)
+    per_sample = model.n_vars if proposals_per_sample is None else check_int("proposals_per_sample",
+                                                                             proposals_per_sample)
+    return PreparedCMH(model, frozen(spins), per_sample, frozen(check_edges(edges, model)), check_delta(delta, model))
+
+
+def run_cmh(prepared: PreparedCMH, rng, n: int) -> tuple[BinaryChain, Work]:
+    """``n`` recorded states (``n >= 1``, not checked) of the chain of :func:`coordinate_metropolis` from ``rng``
+    (a seed of :func:`~dogs.samplers.base.chain_seeds` or a kernel seed word,
+    :func:`~dogs.samplers.base.kernel_rng_state`): the chain and its work."""
+    model, per_sample = prepared.model, prepared.proposals_per_sample
+    rng_state = kernel_rng_state(rng)
+    spins = prepared.initial_state.copy()
+    samples = np.empty((n, model.n_vars), dtype=np.int8)
+    evaluations = cmh_chain(model.indptr, model.neighbors, model.coupling, model.h, spins, rng_state, n, per_sample,
+                            samples)
+    return BinaryChain(samples, spins), Work(n * per_sample, int(evaluations))
 
 
 def coordinate_metropolis_lbp(
@@ -205,141 +278,60 @@ def coordinate_metropolis_lbp(
     """
     if (n_samples is None) == (n_proposals is None):
         raise TypeError("give exactly one of n_samples (recorded states) and n_proposals (proposed flips)")
-    count_name, count = ("n_samples", n_samples) if n_proposals is None else ("n_proposals", n_proposals)
-    model, spins, count, per_sample, edges = _check_common(model, initial_state, count, proposals_per_sample, edges,
-                                                           delta, count_name=count_name)
-    prior_plus, prior_minus, prior_logit = _check_prior(prior, model.n_vars)
-    if not isinstance(discrete_event, (bool, np.bool_)):
-        raise TypeError(f"discrete_event must be a bool, got {type(discrete_event).__name__}")
-    rng_state = _rng_state(seed)
-    if n_proposals is not None:
-        return _cmh_lbp_proposal_budget(model, prior_plus, prior_minus, prior_logit, spins, rng_state, count, per_sample,
-                                        edges, delta, discrete_event)
-    samples = np.empty((count, model.n_vars), dtype=np.int8)
-    kernel = cmh_lbp_events if discrete_event else cmh_lbp_steps
-    evaluations = kernel(
-        model.indptr, model.neighbors, model.coupling, model.h, prior_plus, prior_minus, prior_logit,
-        spins, rng_state, count, per_sample, samples,
-    )
-    return _chain_result(spins, samples, edges, delta, Work(count * per_sample, int(evaluations)))
+    count_unit, count = ("n_samples", n_samples) if n_proposals is None else ("n_proposals", n_proposals)
+    count = check_int(count_unit, count)
+    prepared = prepare_cmh_lbp(model, prior, count_unit=count_unit, proposals_per_sample=proposals_per_sample,
+                               initial_state=initial_state, edges=edges, delta=delta, discrete_event=discrete_event)
+    check_cmh_lbp_count(prepared, count)
+    return plain_result(*run_cmh_lbp(prepared, seed, count), prepared.edges, prepared.delta)
 
 
-def _cmh_lbp_proposal_budget(model, prior_plus, prior_minus, prior_logit, spins, rng_state, n_proposals, per_sample,
-                             edges, delta, discrete_event) -> BinaryChainResult:
-    """:func:`coordinate_metropolis_lbp` with a budget of ``n_proposals`` proposed flips (its docstring), on checked
-    arguments."""
-    if not discrete_event:
-        raise ValueError("a budget of n_proposals proposed flips is simulated in discrete-event form only")
-    if n_proposals < per_sample:
-        raise ValueError(f"n_proposals = {n_proposals} records no state: it must be >= proposals_per_sample = {per_sample}")
-    samples = np.empty((n_proposals + 1, model.n_vars), dtype=np.int8)
-    counts = np.empty(n_proposals + 1, dtype=np.float64)
-    rows, steps, evaluations = cmh_lbp_proposals(
-        model.indptr, model.neighbors, model.coupling, model.h, prior_plus, prior_minus, prior_logit,
-        spins, rng_state, n_proposals, per_sample, samples, counts,
-    )
-    samples, counts = samples[:rows].copy(), counts[:rows].copy()
-    return _chain_result(spins, samples, edges, delta, Work(int(steps), int(evaluations)), sample_weights=counts)
-
-
-# ---------------------------------------------------------------- shared validation (also used by exact_hmc)
-def _check_model(model) -> BinaryPairwiseMRF:
-    if not isinstance(model, BinaryPairwiseMRF):
-        raise TypeError(f"model must be a BinaryPairwiseMRF, got {type(model).__name__}")
-    return model
-
-
-def _check_positive_int(name: str, value) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
-
-
-def _check_spins(initial_state, n_vars: int) -> np.ndarray:
-    """A writable int8 copy of a ``(d,)`` state of -1/+1."""
-    if initial_state is None:
-        raise TypeError("initial_state is required: a (d,) array of -1 and +1")
-    values = np.asarray(initial_state)
-    if values.dtype == bool or not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
-        raise TypeError(f"initial_state must hold the numbers -1 and +1, got dtype {values.dtype}")
-    if values.shape != (n_vars,):
-        raise ValueError(f"initial_state must have shape ({n_vars},), got {values.shape}")
-    if not np.all((values == 1) | (values == -1)):
-        bad = values[~((values == 1) | (values == -1))][:3]
-        raise ValueError(f"initial_state values must be -1 or +1 (spins), found {bad!r}")
-    return values.astype(np.int8)
-
-
-def _check_edges(edges, model: BinaryPairwiseMRF) -> np.ndarray:
-    if edges is None:
-        return np.asarray(model.edges)
-    array = np.asarray(edges)
-    if array.size == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-        raise TypeError(f"edges must hold integers, got dtype {array.dtype}")
-    if array.ndim != 2 or array.shape[1] != 2:
-        raise ValueError(f"edges must be an (E, 2) array of variable pairs, got shape {array.shape}")
-    if array.min() < 0 or array.max() >= model.n_vars:
-        raise ValueError(f"edges must index variables 0..{model.n_vars - 1}")
-    return array.astype(np.int64)
-
-
-def _check_delta(delta, model: BinaryPairwiseMRF):
-    if delta is None:
-        return None
-    if not isinstance(delta, BinaryPairwiseMRF):
-        raise TypeError(f"delta must be a BinaryPairwiseMRF (the quadratic form q), got {type(delta).__name__}")
-    if delta.n_vars != model.n_vars:
-        raise ValueError(f"delta is over {delta.n_vars} variables but the model has {model.n_vars}")
-    return delta
-
-
-def _check_common(model, initial_state, n_samples, per_sample, edges, delta, count_name="n_samples"):
-    model = _check_model(model)
-    spins = _check_spins(initial_state, model.n_vars)
-    n_samples = _check_positive_int(count_name, n_samples)
-    per_sample = model.n_vars if per_sample is None else _check_positive_int("proposals_per_sample", per_sample)
-    edges = _check_edges(edges, model)
-    _check_delta(delta, model)
-    return model, spins, n_samples, per_sample, edges
-
-
-def _check_prior(prior, n_vars: int):
-    """``(q(+1), q(-1), log q(+1) - log q(-1))`` as float64 arrays from marginals ``q(+1)``."""
-    values = getattr(prior, "node_marginals", prior)
-    values = np.asarray(values)
-    if values.dtype == bool or not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
-        raise TypeError(f"prior must hold probabilities q(s_j = +1), got dtype {values.dtype}")
-    if values.shape != (n_vars,):
-        raise ValueError(f"prior must have shape ({n_vars},) (one marginal q(s_j = +1) per variable), got {values.shape}")
-    plus = values.astype(np.float64)
-    if not (np.all(np.isfinite(plus)) and np.all((plus >= 0.0) & (plus <= 1.0))):
-        raise ValueError("prior marginals must be finite and in [0, 1]")
+def prepare_cmh_lbp(model: BinaryPairwiseMRF, prior, *, count_unit: str = "n_samples",
+                    proposals_per_sample: int | None = None, initial_state, edges=None,
+                    delta: BinaryPairwiseMRF | None = None, discrete_event: bool = True) -> PreparedCMHLBP:
+    """The checked, frozen arguments of :func:`coordinate_metropolis_lbp` but the run length and the seed;
+    ``count_unit`` names what the run length will count (``"n_samples"`` or ``"n_proposals"``)."""
+    if count_unit not in ("n_samples", "n_proposals"):
+        raise ValueError(f"count_unit must be 'n_samples' or 'n_proposals', got {count_unit!r}")
+    cmh = prepare_cmh(model, proposals_per_sample=proposals_per_sample, initial_state=initial_state, edges=edges,
+                      delta=delta)
+    plus = check_marginals(prior, cmh.model.n_vars, open_interval=False)
     minus = 1.0 - plus
     with np.errstate(divide="ignore"):
         logit = np.log(plus) - np.log(minus)
-    return plus, minus, logit
+    discrete_event = check_bool("discrete_event", discrete_event)
+    if count_unit == "n_proposals" and not discrete_event:
+        raise ValueError("a budget of n_proposals proposed flips is simulated in discrete-event form only")
+    return PreparedCMHLBP(cmh.model, cmh.initial_state, cmh.proposals_per_sample, cmh.edges, cmh.delta, frozen(plus),
+                          frozen(minus), frozen(logit), count_unit, discrete_event)
 
 
-def _rng_state(seed) -> np.ndarray:
-    """The xoshiro256** state of the single chain seeded by ``seed`` (child 0 of ``SeedSequence(seed)``)."""
-    return seed_state(chain_seeds(seed, 1)[0])
+def check_cmh_lbp_count(prepared: PreparedCMHLBP, n) -> int:
+    """The run length ``n`` of :func:`run_cmh_lbp` checked: an integer ``>= 1``, and a budget of proposed flips
+    that records at least one state."""
+    n = check_int(prepared.count_unit, n)
+    if prepared.count_unit == "n_proposals" and n < prepared.proposals_per_sample:
+        raise ValueError(f"n_proposals = {n} records no state: it must be >= proposals_per_sample = "
+                         f"{prepared.proposals_per_sample}")
+    return n
 
 
-def _chain_result(spins, samples, edges, delta, work: Work, rao_blackwellised: bool = False,
-                  sample_weights=None) -> BinaryChainResult:
-    node_marginals, edge_tables = empirical_estimates(samples, edges, sample_weights)
-    return BinaryChainResult(
-        state=spins,
-        samples=samples,
-        node_marginals=node_marginals,
-        edge_tables=edge_tables,
-        edges=edges,
-        log_ratio=None if delta is None else log_mean_exp_quadratic(samples, delta, sample_weights),
-        work=work,
-        rao_blackwellised=rao_blackwellised,
-        sample_weights=sample_weights,
-    )
+def run_cmh_lbp(prepared: PreparedCMHLBP, rng, n: int) -> tuple[BinaryChain, Work]:
+    """The chain of :func:`coordinate_metropolis_lbp` for ``n`` recorded states or proposed flips
+    (``prepared.count_unit``; :func:`check_cmh_lbp_count` says which ``n`` are valid) from ``rng`` (as in
+    :func:`run_cmh`): the chain and its work."""
+    model, per_sample = prepared.model, prepared.proposals_per_sample
+    rng_state = kernel_rng_state(rng)
+    spins = prepared.initial_state.copy()
+    arrays = (model.indptr, model.neighbors, model.coupling, model.h, prepared.prior_plus, prepared.prior_minus,
+              prepared.prior_logit, spins, rng_state)
+    if prepared.count_unit == "n_proposals":
+        samples = np.empty((n + 1, model.n_vars), dtype=np.int8)
+        counts = np.empty(n + 1, dtype=np.float64)
+        rows, steps, evaluations = cmh_lbp_proposals(*arrays, n, per_sample, samples, counts)
+        chain = BinaryChain(samples[:rows].copy(), spins, counts[:rows].copy())
+        return chain, Work(int(steps), int(evaluations))
+    samples = np.empty((n, model.n_vars), dtype=np.int8)
+    kernel = cmh_lbp_events if prepared.discrete_event else cmh_lbp_steps
+    evaluations = kernel(*arrays, n, per_sample, samples)
+    return BinaryChain(samples, spins), Work(n * per_sample, int(evaluations))

@@ -46,6 +46,7 @@ from dogs._kernels.gibbs import field_thresholds, seed_states
 from dogs._kernels.timing import draw_sample_points
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work, chain_seeds
+from dogs.samplers.checks import check_int, check_model_and_scan
 from dogs.samplers.gibbs import kernel_graph
 from dogs.scans.base import Scan
 
@@ -115,14 +116,6 @@ class SamplePointsResult:
         return np.sqrt(np.maximum(1.0 - m * m, 0.0) / np.maximum(self.counts - 1, 1))
 
 
-def _positive_int(name: str, value) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
-
-
 def checkpoint_counts(per_decade: int, limit: int = 10**13) -> np.ndarray:
     """Sample counts at which :func:`sample_points` records the running sum.
 
@@ -141,8 +134,8 @@ def checkpoint_counts(per_decade: int, limit: int = 10**13) -> np.ndarray:
     (K,) int64 array
         Increasing counts, starting at 1 and ending at ``limit``.
     """
-    per_decade = _positive_int("per_decade", per_decade)
-    limit = _positive_int("limit", limit)
+    per_decade = check_int("per_decade", per_decade)
+    limit = check_int("limit", limit)
     if limit < per_decade:
         raise ValueError(f"limit must be >= per_decade ({per_decade}), got {limit}")
     every = np.arange(1, per_decade + 1)
@@ -178,7 +171,7 @@ def sample_points(
     ----------
     model : BinaryPairwiseMRF
     scan : Scan
-        Scan over ``model.n_vars`` variables; ``-1`` entries are uniform steps.
+        As in :func:`~dogs.samplers.gibbs.run_gibbs` (``-1`` entries are uniform steps).
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
         Root of the stream (:func:`~dogs.samplers.base.chain_seeds`, one chain): the first point is the
         target of ``run_gibbs(model, scan, seed=seed, initial_state=1)``'s final state.
@@ -219,12 +212,7 @@ def sample_points(
     >>> run.n_points, run.work.site_updates
     (100, 1800)
     """
-    if not isinstance(model, BinaryPairwiseMRF):
-        raise TypeError(f"model must be a BinaryPairwiseMRF, got {type(model).__name__}")
-    if not isinstance(scan, Scan):
-        raise TypeError(f"scan must be a dogs.scans.Scan, got {type(scan).__name__}")
-    if scan.n_vars != model.n_vars:
-        raise ValueError(f"scan is over n_vars = {scan.n_vars} variables but the model has {model.n_vars}")
+    check_model_and_scan(model, scan)
     if isinstance(target, (bool, np.bool_)) or not isinstance(target, numbers.Integral):
         raise TypeError(f"target must be an integer, got {type(target).__name__}")
     if not 0 <= target < model.n_vars:
@@ -234,9 +222,9 @@ def sample_points(
             raise TypeError(f"budget_seconds must be a number or None, got {type(budget_seconds).__name__}")
         if not (0 < budget_seconds < math.inf):
             raise ValueError(f"budget_seconds must be a finite number > 0, got {budget_seconds}")
-    per_decade = _positive_int("per_decade", per_decade)
+    per_decade = check_int("per_decade", per_decade)
     if max_points is not None:
-        max_points = _positive_int("max_points", max_points)
+        max_points = check_int("max_points", max_points)
     if budget_seconds is None and max_points is None:
         raise ValueError("give budget_seconds or max_points (or both): without either the sampling never stops")
     if sparse_reset is None:

@@ -6,7 +6,7 @@ Fagan, Bhandari & Cunningham (2017, §3) compare, at an equal number of density 
 ========================  =============================================================================
 name                      sampler
 ========================  =============================================================================
-``HMC``                   exact HMC (:func:`~dogs.samplers.exact_hmc`), ``hmc_samples`` trajectories of
+``HMC``                   exact HMC (:func:`~dogs.samplers.exact_hmc.exact_hmc`), ``hmc_samples`` trajectories of
                           ``hmc_travel_time``
 ``CMH``                   coordinate Metropolis-Hastings, ``cmh_samples`` recorded states ``d`` proposals apart
 ``CMH + LBP``             CMH with the LBP proposal, discrete-event form (AA appendix A.3), ``cmh_lbp_proposals``
@@ -22,36 +22,115 @@ on ``rao_blackwell``, :mod:`dogs.samplers.annular`): :func:`run_samplers` runs t
 returns both estimates, a paired comparison of the estimators. The LBP prior is loopy BP's node
 marginals clipped to ``[PRIOR_CLIP, 1 - PRIOR_CLIP]`` (a prior of exactly 0 or 1 would freeze a
 coordinate of the stretched annulus).
+
+The table is :data:`SAMPLER_SPECS`: one :class:`SamplerSpec` per sampler, saying which sampler runs, with which
+Operator 2 and prior, and which estimator it reports; the display names are only labels (results files and
+claims use them), never parsed.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.annular import annular_sampler
 from dogs.samplers.binary import BinaryChainResult, empirical_estimates, log_mean_exp_quadratic
+from dogs.samplers.budget import EqualCostBudget
 from dogs.samplers.exact_hmc import exact_hmc
 from dogs.samplers.metropolis import coordinate_metropolis, coordinate_metropolis_lbp
 
-__all__ = ["AA_SAMPLERS", "PRIOR_CLIP", "SAMPLER_OPERATORS", "SamplerEstimate", "chain_index", "chain_seed",
-           "run_samplers"]
+__all__ = ["AA_SAMPLERS", "PRIOR_CLIP", "SAMPLER_SPECS", "SamplerEstimate", "SamplerSpec", "chain_index", "chain_seed",
+           "run_length", "run_samplers", "sampler_spec"]
+
+
+@dataclass(frozen=True)
+class SamplerSpec:
+    """One sampler of the comparison.
+
+    Attributes
+    ----------
+    name : str
+        Display name (AA Figs. 3-5), the label of its rows in results files and claims.
+    sampler : {"exact_hmc", "cmh", "cmh_lbp", "annular"}
+        The sampler that runs.
+    operator : {"gibbs", "slice", "suwa_todo"} or None
+        Operator 2 of an annular sampler (:data:`dogs.samplers.annular.OPERATORS`).
+    prior : {"lbp"} or None
+        ``"lbp"``: the sampler uses loopy BP's marginals (the CMH proposal, the stretched annular prior).
+    estimator : {"plain", "rao_blackwell"}
+        Averages over the recorded states, or the Rao-Blackwellised estimates.
+    """
+
+    name: str
+    sampler: str
+    operator: str | None = None
+    prior: str | None = None
+    estimator: str = "plain"
+
+    @property
+    def chain(self) -> tuple:
+        """What determines the chain: samplers with the same ``chain`` differ only in the estimator."""
+        return self.sampler, self.operator, self.prior
+
+
+def _annular_specs(short: str, operator: str) -> tuple[SamplerSpec, ...]:
+    return (SamplerSpec(short, "annular", operator),
+            SamplerSpec(f"{short} + RB", "annular", operator, estimator="rao_blackwell"),
+            SamplerSpec(f"{short} + RB + LBP", "annular", operator, prior="lbp", estimator="rao_blackwell"))
+
 
 #: The twelve samplers of AA Figs. 3-5, in the paper's order.
-AA_SAMPLERS = (
-    "HMC", "CMH", "CMH + LBP",
-    "AAS", "AAS + RB", "AAS + RB + LBP",
-    "AAG", "AAG + RB", "AAG + RB + LBP",
-    "AAST", "AAST + RB", "AAST + RB + LBP",
+SAMPLER_SPECS = (
+    SamplerSpec("HMC", "exact_hmc"),
+    SamplerSpec("CMH", "cmh"),
+    SamplerSpec("CMH + LBP", "cmh_lbp", prior="lbp"),
+    *_annular_specs("AAS", "slice"),
+    *_annular_specs("AAG", "gibbs"),
+    *_annular_specs("AAST", "suwa_todo"),
 )
-#: Operator 2 of each annular sampler (:data:`dogs.samplers.annular.OPERATORS`).
-SAMPLER_OPERATORS = {"AAS": "slice", "AAG": "gibbs", "AAST": "suwa_todo"}
+#: Their display names, in the same order.
+AA_SAMPLERS = tuple(spec.name for spec in SAMPLER_SPECS)
+_SPECS_BY_NAME = {spec.name: spec for spec in SAMPLER_SPECS}
 PRIOR_CLIP = 1e-9
 
 
-class SamplerEstimate(dict):
-    """``{"node_marginals", "edge_tables", "log_ratio", "density_evaluations", "state"}`` of one sampler run
-    (``state``: the chain's final state)."""
+def sampler_spec(name: str) -> SamplerSpec:
+    """The :class:`SamplerSpec` of display name ``name`` (one of :data:`AA_SAMPLERS`)."""
+    spec = _SPECS_BY_NAME.get(name)
+    if spec is None:
+        raise ValueError(f"unknown sampler {name!r}; expected a name from {AA_SAMPLERS}")
+    return spec
+
+
+def run_length(spec: SamplerSpec, budget: EqualCostBudget) -> int:
+    """The run length of ``spec``'s sampler under ``budget``: HMC trajectories, CMH recorded states, CMH + LBP
+    proposed flips or annular iterations."""
+    return {"exact_hmc": budget.hmc_samples, "cmh": budget.cmh_samples, "cmh_lbp": budget.cmh_lbp_proposals,
+            "annular": budget.annular_iterations}[spec.sampler]
+
+
+@dataclass(frozen=True, eq=False)
+class SamplerEstimate:
+    """The estimates of one sampler run of :func:`run_samplers`.
+
+    Attributes
+    ----------
+    node_marginals : (d,) float array
+    edge_tables : (E, 2, 2) float array
+    log_ratio : float or None
+        The estimate of ``log E_p[exp q]`` when a ``delta`` form was given.
+    density_evaluations : int
+    state : (d,) int8 array
+        The chain's final state.
+    """
+
+    node_marginals: np.ndarray
+    edge_tables: np.ndarray
+    log_ratio: float | None
+    density_evaluations: int
+    state: np.ndarray
 
 
 def _estimate(result: BinaryChainResult, node, tables, log_ratio) -> SamplerEstimate:
@@ -77,19 +156,20 @@ def chain_seed(seed: np.random.SeedSequence, name: str) -> np.random.SeedSequenc
 
 
 def chain_index(name: str) -> int:
-    """``k`` of :func:`chain_seed`: the index in :data:`AA_SAMPLERS` of the chain that sampler ``name`` runs."""
-    base = name.split(" ")[0]
-    return AA_SAMPLERS.index(base if base in SAMPLER_OPERATORS and not name.endswith("LBP") else name)
+    """``k`` of :func:`chain_seed`: the index in :data:`SAMPLER_SPECS` of the first sampler running the same chain as
+    sampler ``name`` (the plain annular sampler for its ``+ RB`` version)."""
+    chain = sampler_spec(name).chain
+    return next(k for k, spec in enumerate(SAMPLER_SPECS) if spec.chain == chain)
 
 
-def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, lbp_marginals=None, seed,
+def run_samplers(model: BinaryPairwiseMRF, budget: EqualCostBudget, *, names=AA_SAMPLERS, lbp_marginals=None, seed,
                  initial_state, edges=None, delta: BinaryPairwiseMRF | None = None) -> dict[str, SamplerEstimate]:
     """Run the named samplers from one initial state at the budget of :func:`equal_cost_budget`.
 
     Parameters
     ----------
     model : BinaryPairwiseMRF
-    budget : dict
+    budget : EqualCostBudget
         :func:`~dogs.samplers.budget.equal_cost_budget` for this model.
     names : sequence of str
         A subset of :data:`AA_SAMPLERS`.
@@ -109,10 +189,11 @@ def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, l
     dict
         ``{name: SamplerEstimate}`` in the order of ``names``.
     """
-    unknown = [n for n in names if n not in AA_SAMPLERS]
+    unknown = [n for n in names if n not in _SPECS_BY_NAME]
     if unknown:
         raise ValueError(f"unknown samplers {unknown}; expected names from {AA_SAMPLERS}")
-    if any("LBP" in n for n in names) and lbp_marginals is None:
+    specs = [_SPECS_BY_NAME[n] for n in names]
+    if any(spec.prior == "lbp" for spec in specs) and lbp_marginals is None:
         raise ValueError("the LBP samplers need lbp_marginals")
     if not isinstance(seed, np.random.SeedSequence):
         raise TypeError(f"seed must be a numpy.random.SeedSequence, got {type(seed).__name__}")
@@ -121,33 +202,24 @@ def run_samplers(model: BinaryPairwiseMRF, budget: dict, *, names=AA_SAMPLERS, l
     d = model.n_vars
     common = dict(initial_state=initial_state, edges=edges, delta=delta)
     out: dict[str, SamplerEstimate] = {}
-    for name in names:
-        if name in out:
+    for spec in specs:
+        if spec.name in out:
             continue
-        if name == "HMC":
-            result = exact_hmc(model, n_samples=budget["hmc_samples"], travel_time=budget["hmc_travel_time"],
-                               seed=chain_seed(seed, name), **common)
-            out[name] = _plain(result, delta)
-        elif name == "CMH":
-            result = coordinate_metropolis(model, n_samples=budget["cmh_samples"], proposals_per_sample=d,
-                                           seed=chain_seed(seed, name), **common)
-            out[name] = _plain(result, delta)
-        elif name == "CMH + LBP":
-            result = coordinate_metropolis_lbp(model, prior, n_proposals=budget["cmh_lbp_proposals"],
-                                               proposals_per_sample=d, seed=chain_seed(seed, name), **common)
-            out[name] = _plain(result, delta)
+        n, seed_of_chain = run_length(spec, budget), chain_seed(seed, spec.name)
+        if spec.sampler == "exact_hmc":
+            result = exact_hmc(model, n_samples=n, travel_time=budget.hmc_travel_time, seed=seed_of_chain, **common)
+        elif spec.sampler == "cmh":
+            result = coordinate_metropolis(model, n_samples=n, proposals_per_sample=d, seed=seed_of_chain, **common)
+        elif spec.sampler == "cmh_lbp":
+            result = coordinate_metropolis_lbp(model, prior, n_proposals=n, proposals_per_sample=d, seed=seed_of_chain,
+                                               **common)
         else:
-            base = name.split(" ")[0]
-            with_lbp = name.endswith("LBP")
-            result = annular_sampler(model, operator=SAMPLER_OPERATORS[base], prior=prior if with_lbp else None,
-                                     n_iterations=budget["annular_iterations"], seed=chain_seed(seed, name),
-                                     rao_blackwell=True, **common)
-            rb = _estimate(result, result.node_marginals, result.edge_tables, result.log_ratio)
-            if with_lbp:
-                out[name] = rb
-            else:
-                if f"{base} + RB" in names:
-                    out[f"{base} + RB"] = rb
-                if base in names:
-                    out[base] = _plain(result, delta)
+            result = annular_sampler(model, operator=spec.operator, prior=prior if spec.prior == "lbp" else None,
+                                     n_iterations=n, seed=seed_of_chain, rao_blackwell=True, **common)
+        for same in specs:  # every requested estimator of this chain (an annular sampler and its + RB version)
+            if same.chain == spec.chain:
+                if same.estimator == "rao_blackwell":
+                    out[same.name] = _estimate(result, result.node_marginals, result.edge_tables, result.log_ratio)
+                else:
+                    out[same.name] = _plain(result, delta)
     return {name: out[name] for name in names}
