@@ -46,10 +46,10 @@ def outputs_in(folder, **names):
 
 
 def assert_judged(claims: dict) -> None:
-    """Every measured claim has a row with a criterion in config/paper_claims.yaml that yields a verdict."""
+    """Every measured claim has a row with a criterion and an ours template in config/claims that words it and yields a verdict."""
     from dogs.claims import VERDICTS, load_paper_claims, verdict
 
-    rows = {row["id"]: row for row in load_paper_claims(ROOT / "config" / "paper_claims.yaml")}
+    rows = {row["id"]: row for row in load_paper_claims(ROOT / "config" / "claims")}
     for claim_id, measured in claims.items():
         assert claim_id in rows, claim_id
         assert "criterion" in rows[claim_id], claim_id

@@ -1,4 +1,4 @@
-"""Claims as data: every criterion in config/paper_claims.yaml can fail, and the table applies it."""
+"""Claims as data: every criterion in config/claims can fail, the table applies it and words it by its template."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dogs.claims import (VERDICTS, ClaimsError, check_criterion, describe, load_
 from dogs.experiments.paper_vs_ours import build_table, row_verdict
 
 ROOT = Path(__file__).resolve().parents[1]
-PAPER_CLAIMS = ROOT / "config" / "paper_claims.yaml"
+PAPER_CLAIMS = ROOT / "config" / "claims"
 OPS = ("at_least", "at_most", "greater_than", "less_than", "between", "equals")
 
 
@@ -157,7 +157,8 @@ def test_inconclusive_is_judged_first_and_needs_every_condition():
 
 def test_reading_and_paper_evidence_are_checked(tmp_path):
     row = {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
-           "reading": "how the claim is read", "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}}
+           "reading": "how the claim is read", "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]},
+           "ours": "{value}"}
     without_reading = {k: v for k, v in row.items() if k != "reading"}
     path = tmp_path / "claims.yaml"
     path.write_text(yaml.safe_dump([without_reading]))
@@ -223,22 +224,24 @@ def test_malformed_criteria_are_refused(criterion):
 def test_information_rows_and_the_table(tmp_path):
     rows = [
         {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
-         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}], "partly": [{"at_most": 2.0}]}},
+         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}], "partly": [{"at_most": 2.0}]},
+         "ours": "{value}"},
         {"id": "b", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
-         "quantity": "seconds", "criterion": "information"},
+         "quantity": "seconds", "criterion": "information", "ours": "{value:seconds}"},
         {"id": "c", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "g", "reading": "r"},
     ]
-    got = {"a": measured("1.5", 1.5), "b": measured("3 s", 3.0)}
+    got = {"a": measured(1.5), "b": measured(3.0)}
     table = build_table(rows, got, smoke=False)
     assert list(table["verdict"]) == ["partly", "information", "not yet run"]
     assert describe(rows[0]["criterion"]) == "reproduced if value <= 1; partly if value <= 2"
     with pytest.raises(ClaimsError, match="no row"):
-        build_table(rows, {"z": measured("1", 1)}, smoke=False)
+        build_table(rows, {"z": measured(1)}, smoke=False)
     with pytest.raises(ClaimsError, match="no criterion"):
-        row_verdict(rows[2], measured("1", 1))
+        row_verdict(rows[2], measured(1))
     write_claims(tmp_path / "c.json", "f", got, smoke=True)
     with pytest.raises(ClaimsError):
         write_claims(tmp_path / "c.json", "f", {"a": {"ours": "x"}}, smoke=True)
+    assert list(table["ours"]) == ["1.5", "3 s", ""]
 
 
 def test_rows_of_a_family_without_its_data_set_need_data(tmp_path):
@@ -248,12 +251,12 @@ def test_rows_of_a_family_without_its_data_set_need_data(tmp_path):
 
     rows = [
         {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
-         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}},
+         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}, "ours": "{value}"},
         {"id": "b", "paper": "P", "where": "§2", "claim": "c", "paper_value": "1", "family": "data_family", "reading": "r",
-         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}},
+         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}, "ours": "{value}"},
         {"id": "c", "paper": "P", "where": "§3", "claim": "c", "paper_value": "1", "family": "g", "reading": "r"},
     ]
-    got = {"a": measured("0.5", 0.5)}
+    got = {"a": measured(0.5)}
     table = build_table(rows, got, smoke=False, needs_data={"data_family": "some_set"})
     assert list(table["verdict"]) == ["reproduced", "needs data", "not yet run"]
     assert "some_set" in table["ours"][1]
@@ -271,7 +274,7 @@ def test_rows_of_a_family_without_its_data_set_need_data(tmp_path):
     with pytest.raises(ClaimsError, match="no row"):
         build_table(rows, got, smoke=False, needs_data={"msrc_typo": "some_set"})
     with pytest.raises(ClaimsError, match="waits for its data set"):
-        build_table(rows, {**got, "b": measured("0.5", 0.5)}, smoke=False, needs_data={"data_family": "some_set"})
+        build_table(rows, {**got, "b": measured(0.5)}, smoke=False, needs_data={"data_family": "some_set"})
     # The step: settings {"needs_data": {...}}, checked before any work.
     claims = tmp_path / "claims.yaml"
     claims.write_text(yaml.safe_dump(rows))

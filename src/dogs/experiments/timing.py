@@ -534,17 +534,17 @@ def _speedups(summary: dict, kind: str) -> list[tuple[int, float]]:
 
 
 def build_claims(main: dict, small: dict, epsilon: pd.DataFrame | None = None) -> dict:
-    """Measured claims of the timing family (ids ``timing_e2e_*``); ``config/paper_claims.yaml`` judges them."""
-    from dogs.claims import measured
+    """Measured claims of the timing family (ids ``timing_e2e_*``); ``config/claims/dogs.yaml`` judges and words them."""
+    from dogs.claims import worded_in_code
 
     trials = main["trials"]
     setups = [t["setup_seconds"] for t in trials]
     claims = {
-        "timing_e2e_setup_seconds": measured(
+        "timing_e2e_setup_seconds": worded_in_code(
             f"{_fmt_seconds(main['setup_seconds'])} on {main['n_vars']:,} variables (max over {len(trials)} trials "
             f"{_fmt_seconds(max(setups))}; {main['machine']['cpu']})", main["setup_seconds"],
             setup_seconds_trials=setups, parts=main["setup_parts"], loadavg=main["loadavg"]["setup"]),
-        "timing_e2e_step_seconds": measured(
+        "timing_e2e_step_seconds": worded_in_code(
             f"{_fmt_seconds(main['seconds_per_step_systematic'])} per systematic step, "
             f"{_fmt_seconds(main['seconds_per_sample_point_systematic'])} per {main['systematic_length']:,}-step sample "
             f"point incl. reset ({main['machine']['cpu']})", main["seconds_per_step_systematic"],
@@ -553,7 +553,7 @@ def build_claims(main: dict, small: dict, epsilon: pd.DataFrame | None = None) -
     for key, summary in (("timing_e2e_dogs_length", main), ("timing_e2e_dogs_length_small", small)):
         trials = sorted(summary["trials"], key=lambda t: t["trial"])
         these = [t["dogs_length"] for t in trials]
-        claims[key] = measured(
+        claims[key] = worded_in_code(
             f"{these[0]} on our Fig. {2 if key == 'timing_e2e_dogs_length' else 11} grid (trial 0; bound "
             f"{summary['dogs_bound']:.3g} <= eps {summary['systematic_bound']:.3g}; {summary['side']}x{summary['side']}, "
             f"T = {summary['systematic_length']:,})"
@@ -566,7 +566,7 @@ def build_claims(main: dict, small: dict, epsilon: pd.DataFrame | None = None) -
         clocks = _speedups(summary, "measured")
         predicted = _speedups(summary, "predicted")
         text = ", ".join(f"{v:.3g}x at {n}" for n, v in clocks)
-        claims[key] = measured(
+        claims[key] = worded_in_code(
             f"measured clocks, setup included: {text} (predicted from per-point times: "
             + ", ".join(f"{v:.3g}x" for _, v in predicted) + f"; limit {summary['speedup_limit']:.3g}x)",
             {"speedup_first": clocks[0][1] if clocks else None, "speedup_last": clocks[-1][1] if clocks else None,
@@ -578,7 +578,7 @@ def build_claims(main: dict, small: dict, epsilon: pd.DataFrame | None = None) -
               for t in settle["seconds"]]
     text = ", ".join(f"{_fmt_seconds(t['systematic']) if t['systematic'] is not None else 'never'} vs "
                      f"{_fmt_seconds(t['dogs']) if t['dogs'] is not None else 'never'}" for t in settle["seconds"])
-    claims["dogs_s52_estimate_settles_faster"] = measured(
+    claims["dogs_s52_estimate_settles_faster"] = worded_in_code(
         f"|running estimate of E[X_1]| stays <= {settle['level']:g} from wall-clock {text} (systematic vs DoGS, setup "
         f"included, {len(ratios)} grids): DoGS {np.median(ratios):.3g}x sooner (median; smallest {min(ratios):.3g}x)",
         {"min_ratio": float(min(ratios)), "median_ratio": float(np.median(ratios))}, settle=settle)
@@ -587,7 +587,7 @@ def build_claims(main: dict, small: dict, epsilon: pd.DataFrame | None = None) -
         ordered = epsilon.sort_values("factor", ascending=False)
         first, last = ordered.iloc[0], ordered.iloc[-1]
         drop = (abs(first["estimate"]) - abs(last["estimate"])) / math.hypot(first["std_error"], last["std_error"])
-        claims["timing_b2_bias_reducible_by_epsilon"] = measured(
+        claims["timing_b2_bias_reducible_by_epsilon"] = worded_in_code(
             "; ".join(f"epsilon x {r['factor']:g}: DoGS length {int(r['dogs_length'])}, bias {r['estimate']:+.4f} ± "
                       f"{r['std_error']:.4f} (Theorem 8: at most {r['theorem8_bound']:.3g})" for _, r in ordered.iterrows())
             + f"; smallest vs largest epsilon: |bias| lower by {drop:.1f} standard errors",
@@ -603,7 +603,7 @@ def build_claims(main: dict, small: dict, epsilon: pd.DataFrame | None = None) -
             rows.append((abs(estimate) <= 2 * t["dogs_bound"] + 3 * error, abs(estimate) > 3 * error))
     within = sum(ok for ok, _ in rows)
     detected = sum(seen for _, seen in rows)
-    claims["timing_e2e_dogs_bias"] = measured(
+    claims["timing_e2e_dogs_bias"] = worded_in_code(
         f"final DoGS estimate within 2x its bound (+3 s.e.) in {within}/{len(rows)} runs; bias detectable "
         f"(|est| > 3 s.e.) in {detected}/{len(rows)}; main trial 0: {main['estimate_dogs'][0]:+.2g} "
         f"± {main['estimate_dogs'][1]:.1g}", {"share_within_bound": within / len(rows)},
