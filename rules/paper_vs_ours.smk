@@ -1,10 +1,12 @@
-# The paper-vs-ours table, generated from config/paper_claims.yaml and every family's measured claims; the
-# families skipped for an absent data set (NEEDS_DATA, rules/common.smk) are passed as settings.
+# The paper-vs-ours table, generated from the claims files of config/claims/ (one per paper, read in name order)
+# and every family's measured claims; the families skipped for an absent data set (NEEDS_DATA,
+# rules/common.smk) are passed as settings.
+import glob
 
 
 rule paper_vs_ours_summarise:
     input:
-        claims="config/paper_claims.yaml",
+        claims=sorted(glob.glob("config/claims/*.yaml")),
         measured=CLAIM_FILES,
     output:
         md=result("paper_vs_ours/paper_vs_ours.md"),

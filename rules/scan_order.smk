@@ -115,7 +115,7 @@ rule scan_order_summarise:  # mixing_times.csv, Table 1 exponents beside the pap
             result("scan_order/permutations/{perm_model}.csv"),
             perm_model=SCAN_ORDER_PERMUTATION_MODELS,
         ),
-        paper_claims="config/paper_claims.yaml",
+        paper_claims="config/claims/he2016.yaml",
     output:
         mixing_times=result("scan_order/mixing_times.csv"),
         exponents=result("scan_order/table1_exponents.csv"),

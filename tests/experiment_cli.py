@@ -46,11 +46,12 @@ def outputs_in(folder, **names):
 
 
 def assert_judged(claims: dict) -> None:
-    """Every measured claim has a row with a criterion in config/paper_claims.yaml that yields a verdict."""
-    from dogs.claims import VERDICTS, load_paper_claims, verdict
+    """Every measured claim has a row with a criterion and an ours template in config/claims that words it and yields a verdict."""
+    from dogs.claims import VERDICTS, load_paper_claims, render_ours, verdict
 
-    rows = {row["id"]: row for row in load_paper_claims(ROOT / "config" / "paper_claims.yaml")}
+    rows = {row["id"]: row for row in load_paper_claims(ROOT / "config" / "claims")}
     for claim_id, measured in claims.items():
         assert claim_id in rows, claim_id
         assert "criterion" in rows[claim_id], claim_id
         assert verdict(rows[claim_id]["criterion"], measured["value"]) in VERDICTS, claim_id
+        assert render_ours(rows[claim_id], measured), claim_id  # every placeholder of its template is measured

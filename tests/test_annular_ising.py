@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dogs.claims import load_paper_claims
 from dogs.exact import brute_force, junction_tree_marginals
 from dogs.experiments import annular_ising
 from dogs.samplers.budget import equal_cost_budget
@@ -122,7 +123,7 @@ def test_the_papers_evidence_is_what_our_summary_computes_from_the_printed_table
     for k, ((w, c), cells) in enumerate(table7.groupby(["strength", "bias_scale"])):
         rows += [("fig4", 10 + k, 0, cell["sampler"], 20, np.nan, 0.0, cell["value"], 0.0, w, c) for _, cell in cells.iterrows()]
     stats = _stats(rows)
-    evidence = {row["id"]: row.get("paper_evidence") for row in yaml.safe_load((ROOT / "config" / "paper_claims.yaml").read_text())}
+    evidence = {row["id"]: row.get("paper_evidence") for row in load_paper_claims(ROOT / "config" / "claims")}
     high = lambda r: r["W"] >= 0.5  # noqa: E731
     fig3 = {m: annular_ising._compare(stats, "fig3", annular_ising.PLAIN_ANNULAR, annular_ising.BASELINES, m, high)["share"]
             for m in ("node_rmse", "pairwise_error")}

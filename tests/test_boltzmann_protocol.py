@@ -37,7 +37,7 @@ from dogs.models.binary import BinaryPairwiseMRF
 from experiment_cli import ROOT, merged_configs, run
 
 FULL, SMOKE = merged_configs()
-CLAIMS = {row["id"]: row for row in load_paper_claims(ROOT / "config" / "paper_claims.yaml")}
+CLAIMS = {row["id"]: row for row in load_paper_claims(ROOT / "config" / "claims")}
 
 
 # ------------------------------------------------------------------ the two model forms

@@ -1,4 +1,4 @@
-"""Claims as data: every criterion in config/paper_claims.yaml can fail, and the table applies it."""
+"""Claims as data: every criterion in config/claims can fail, the table applies it and words it by its template."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dogs.claims import (VERDICTS, ClaimsError, check_criterion, describe, load_paper_claims, measured, verdict,
+from dogs.claims import (VERDICTS, WORDED_IN_CODE, ClaimsError, check_criterion, describe, load_paper_claims, measured,
+                         render_ours, verdict,
                          write_claims)
 from dogs.experiments.paper_vs_ours import build_table, row_verdict
 
 ROOT = Path(__file__).resolve().parents[1]
-PAPER_CLAIMS = ROOT / "config" / "paper_claims.yaml"
+PAPER_CLAIMS = ROOT / "config" / "claims"
 OPS = ("at_least", "at_most", "greater_than", "less_than", "between", "equals")
 
 
@@ -157,7 +158,8 @@ def test_inconclusive_is_judged_first_and_needs_every_condition():
 
 def test_reading_and_paper_evidence_are_checked(tmp_path):
     row = {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
-           "reading": "how the claim is read", "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}}
+           "reading": "how the claim is read", "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]},
+           "ours": "{value}"}
     without_reading = {k: v for k, v in row.items() if k != "reading"}
     path = tmp_path / "claims.yaml"
     path.write_text(yaml.safe_dump([without_reading]))
@@ -223,22 +225,24 @@ def test_malformed_criteria_are_refused(criterion):
 def test_information_rows_and_the_table(tmp_path):
     rows = [
         {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
-         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}], "partly": [{"at_most": 2.0}]}},
+         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}], "partly": [{"at_most": 2.0}]},
+         "ours": "{value}"},
         {"id": "b", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
-         "quantity": "seconds", "criterion": "information"},
+         "quantity": "seconds", "criterion": "information", "ours": "{value:seconds}"},
         {"id": "c", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "g", "reading": "r"},
     ]
-    got = {"a": measured("1.5", 1.5), "b": measured("3 s", 3.0)}
+    got = {"a": measured(1.5), "b": measured(3.0)}
     table = build_table(rows, got, smoke=False)
     assert list(table["verdict"]) == ["partly", "information", "not yet run"]
     assert describe(rows[0]["criterion"]) == "reproduced if value <= 1; partly if value <= 2"
     with pytest.raises(ClaimsError, match="no row"):
-        build_table(rows, {"z": measured("1", 1)}, smoke=False)
+        build_table(rows, {"z": measured(1)}, smoke=False)
     with pytest.raises(ClaimsError, match="no criterion"):
-        row_verdict(rows[2], measured("1", 1))
+        row_verdict(rows[2], measured(1))
     write_claims(tmp_path / "c.json", "f", got, smoke=True)
     with pytest.raises(ClaimsError):
         write_claims(tmp_path / "c.json", "f", {"a": {"ours": "x"}}, smoke=True)
+    assert list(table["ours"]) == ["1.5", "3 s", ""]
 
 
 def test_rows_of_a_family_without_its_data_set_need_data(tmp_path):
@@ -248,12 +252,12 @@ def test_rows_of_a_family_without_its_data_set_need_data(tmp_path):
 
     rows = [
         {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
-         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}},
+         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}, "ours": "{value}"},
         {"id": "b", "paper": "P", "where": "§2", "claim": "c", "paper_value": "1", "family": "data_family", "reading": "r",
-         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}},
+         "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}, "ours": "{value}"},
         {"id": "c", "paper": "P", "where": "§3", "claim": "c", "paper_value": "1", "family": "g", "reading": "r"},
     ]
-    got = {"a": measured("0.5", 0.5)}
+    got = {"a": measured(0.5)}
     table = build_table(rows, got, smoke=False, needs_data={"data_family": "some_set"})
     assert list(table["verdict"]) == ["reproduced", "needs data", "not yet run"]
     assert "some_set" in table["ours"][1]
@@ -271,7 +275,7 @@ def test_rows_of_a_family_without_its_data_set_need_data(tmp_path):
     with pytest.raises(ClaimsError, match="no row"):
         build_table(rows, got, smoke=False, needs_data={"msrc_typo": "some_set"})
     with pytest.raises(ClaimsError, match="waits for its data set"):
-        build_table(rows, {**got, "b": measured("0.5", 0.5)}, smoke=False, needs_data={"data_family": "some_set"})
+        build_table(rows, {**got, "b": measured(0.5)}, smoke=False, needs_data={"data_family": "some_set"})
     # The step: settings {"needs_data": {...}}, checked before any work.
     claims = tmp_path / "claims.yaml"
     claims.write_text(yaml.safe_dump(rows))
@@ -282,3 +286,70 @@ def test_rows_of_a_family_without_its_data_set_need_data(tmp_path):
     for bad in ('{"needs_data": ["data_family"]}', '{"needs_data": {"data_family": ""}}', '{"other": 1}'):
         with pytest.raises(SystemExit):
             paper_vs_ours.EXPERIMENT.main([*argv, "--settings", bad])
+
+
+# ---------------------------------------------------------------- the ours templates
+RECORDED = ROOT / "tests" / "data" / "claims"  # measured claims of a smoke run (benchmarks, timing)
+
+
+def test_claims_files_are_split_by_paper_with_short_lines():
+    files = sorted(PAPER_CLAIMS.glob("*.yaml"))
+    assert [f.name for f in files] == ["annular.yaml", "dogs.yaml", "he2016.yaml"]
+    for path in files:
+        long = [n for n, line in enumerate(path.read_text().splitlines(), 1) if len(line) > 120]
+        assert not long, f"{path.name}: lines over 120 characters: {long}"
+        papers = {row["paper"] for row in load_paper_claims(path)}
+        assert len(papers) == 1, (path.name, papers)
+
+
+def test_every_measured_row_has_a_template_and_in_code_wording_is_listed():
+    rows = load_paper_claims(PAPER_CLAIMS)
+    assert all(isinstance(row["ours"], str) for row in rows if "criterion" in row)
+    assert {row["id"] for row in rows if row.get("ours") == "{text}"} == WORDED_IN_CODE
+
+
+def test_every_template_placeholder_is_measured_in_a_recorded_run():
+    """Every placeholder of the templates of the recorded families is among the quantities the experiment wrote,
+    and every template renders from them."""
+    from dogs.claims import load_measured, template_fields
+
+    got = load_measured(sorted(RECORDED.glob("*.json")))
+    rows = {row["id"]: row for row in load_paper_claims(PAPER_CLAIMS)}
+    families = {rows[i]["family"] for i in got}
+    templated = [row for row in rows.values() if row["family"] in families]
+    assert families == {"benchmarks", "timing"} and len(templated) == len(got)
+    for row in templated:
+        claim = got[row["id"]]
+        names = {"value", *claim["quantities"], *(claim["value"] if isinstance(claim["value"], dict) else ())}
+        assert template_fields(row["ours"]) <= names, row["id"]
+        assert "{" not in render_ours(row, claim), row["id"]
+    text = render_ours(rows["dogs_s52_estimate_settles_faster"], got["dogs_s52_estimate_settles_faster"])
+    assert text.startswith("|running estimate of E[X_1]| stays <= ")
+
+
+def test_render_refuses_an_unmeasured_placeholder_and_words_lists():
+    row = {"id": "r", "ours": "{n} runs: {runs}; best {best:.2f}; took {t:seconds}",
+           "ours_lists": {"runs": {"item": "{key} {value:.1f}", "sep": ", "}}}
+    claim = measured({"best": 0.5}, n=2, runs={"a": 1.0, "b": 2.0}, t=0.0123)
+    assert render_ours(row, claim) == "2 runs: a 1.0, b 2.0; best 0.50; took 12.3 ms"
+    with pytest.raises(ClaimsError, match="'n'.*does not measure"):
+        render_ours(row, measured({"best": 0.5}, runs={}, t=None))
+    missing = {"id": "m", "ours": "{a}", "ours_lists": {"xs": {"item": "{value}", "none": "never", "sep": "/"}}}
+    assert render_ours({**missing, "ours": "{xs}"}, measured(1, xs=[1, None, 3])) == "1/never/3"
+    nested = {"id": "n", "ours": "{variants}",
+              "ours_lists": {"variants": {"item": "{key}: {errors}", "sep": "; ",
+                                          "lists": {"errors": {"item": "{value:.1f}", "sep": ", "}}}}}
+    assert render_ours(nested, measured(1, variants={"x": {"errors": [1, 2]}})) == "x: 1.0, 2.0"
+    with pytest.raises(ClaimsError, match="also a judged value"):
+        measured({"a": 1}, a=2)
+
+
+@pytest.mark.parametrize("bad", [{"ours": 3}, {"ours": "{"}, {"ours": "{0}"}, {"ours": "{text}"},
+                                 {"ours": "{a}", "ours_lists": {"a": {"sep": ","}}}])
+def test_malformed_templates_are_refused(tmp_path, bad):
+    row = {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
+           "reading": "r", "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}, **bad}
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump([row]))
+    with pytest.raises(ClaimsError):
+        load_paper_claims(path)

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from dogs.bounds import influence_binary_pairwise
+from dogs.claims import load_paper_claims
 from dogs.experiments import ising10, ising40, loose_bounds
 from dogs.models.binary import BinaryPairwiseMRF, grid_edges
 from dogs.scans.base import Scan
@@ -223,7 +224,7 @@ def test_summary_and_claims(replicate_dir, tmp_path):
         outputs={"summary": tmp_path / "summary.csv", "claims": claims})
     data = json.loads(claims.read_text())
     assert data["family"] == "ising10" and data["smoke"] is True
-    paper_ids = {row["id"] for row in yaml.safe_load((ROOT / "config" / "paper_claims.yaml").read_text())}
+    paper_ids = {row["id"] for row in load_paper_claims(ROOT / "config" / "claims")}
     assert set(data["claims"]) <= paper_ids
     assert_judged(data["claims"])
     summary = pd.read_csv(tmp_path / "summary.csv")
@@ -325,7 +326,7 @@ def test_the_graceful_degradation_verdict_is_the_same_at_other_seeds(tmp_path):
 
     settings = copy.deepcopy(TINY_LOOSE) | {"side": 6, "scales": [1.0, 1.3, 1.5]}
     settings["verdict"] = {"n_chains": 3000, "repetitions": 3, "lengths": {"start": 3, "stop": 24, "per_decade": 8}}
-    criterion = {row["id"]: row for row in load_paper_claims(ROOT / "config" / "paper_claims.yaml")}[
+    criterion = {row["id"]: row for row in load_paper_claims(ROOT / "config" / "claims")}[
         "dogs_s56_graceful_degradation"]["criterion"]
     files = outputs_in(tmp_path, **{k: v for k, v in GUARANTEE_FILES.items() if k != "scans"})
     run(loose_bounds, "compute-guarantees", settings, 11, outputs=files)
@@ -335,7 +336,7 @@ def test_the_graceful_degradation_verdict_is_the_same_at_other_seeds(tmp_path):
 
 
 def test_paper_claims_rows_of_these_families():
-    rows = yaml.safe_load((ROOT / "config" / "paper_claims.yaml").read_text())
+    rows = load_paper_claims(ROOT / "config" / "claims")
     ours = {row["id"]: row for row in rows if row["family"] in {"ising10", "ising40", "loose_bounds"}}
     assert set(ours) == {
         "dogs_s51_systematic_beats_uniform", "dogs_s51_dogs_two_orders", "dogs_s51_bulk_single_run",

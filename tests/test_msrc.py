@@ -321,7 +321,7 @@ def test_paired_differences_across_labellings_and_chains():
     assert aligned["mean"] == pytest.approx(0.0015) and aligned["high"] > row["high"]
     # judged against the baseline less favourable to DoGS: here the aligned one
     assert claims["msrc_dogs_as_accurate"]["value"]["difference_high"] == pytest.approx(aligned["high"])
-    assert claims["msrc_dogs_as_accurate"]["details"]["judged_against"] == "dogs_minus_aligned"
+    assert claims["msrc_dogs_as_accurate"]["quantities"]["judged_against"] == "dogs_minus_aligned"
     assert claims["msrc_mfam_beats_plsa"]["value"]["gain_low"] == pytest.approx(0.0995, abs=1e-3)
     assert_judged(claims)
 

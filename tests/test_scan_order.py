@@ -341,7 +341,7 @@ def test_every_step_end_to_end(tmp_path):
         perms.append(("permutations", tmp_path / f"perm_{name}.csv"))
         run("compute-permutations", outputs=[perms[-1]], wildcards=[("perm_model", name)])
     exponents = ("exponents", tmp_path / "exp.csv")
-    run("summarise", inputs=[*mixing, reduced, efficiency, mass, *perms, ("paper_claims", "config/paper_claims.yaml")],
+    run("summarise", inputs=[*mixing, reduced, efficiency, mass, *perms, ("paper_claims", "config/claims/he2016.yaml")],
         outputs=[("mixing_times", tmp_path / "mixing_times.csv"), exponents, ("markdown", tmp_path / "table.md"),
                  ("claims", tmp_path / "claims.json")])
     table = pd.read_csv(tmp_path / "mixing_times.csv")

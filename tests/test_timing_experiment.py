@@ -166,7 +166,7 @@ def test_tiny_end_to_end_run_writes_summary_and_claims(tmp_path):
                  outputs=[("claims", claims_path)], smoke=True) == 0
     claims = json.loads(claims_path.read_text())
     assert claims["family"] == "timing" and claims["smoke"] is True
-    rows = load_paper_claims(ROOT / "config" / "paper_claims.yaml")
+    rows = load_paper_claims(ROOT / "config" / "claims")
     assert set(claims["claims"]) == {r["id"] for r in rows if r["family"] == "timing" and "criterion" in r}
     assert_judged(claims["claims"])
     # the two summaries swapped: refused, nothing written

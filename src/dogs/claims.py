@@ -1,13 +1,14 @@
-"""Paper-vs-ours claims as data: experiments report measured numbers, ``config/paper_claims.yaml`` judges them.
+"""Paper-vs-ours claims as data: experiments report measured numbers, ``config/claims/`` judges and words them.
 
-``config/paper_claims.yaml`` holds one row per published claim: where it is, what the paper says, the
-paper's value, the *quantity* we compare and the *criterion* that turns our measured value into a
-verdict. Each experiment's *summarise* step only measures: it writes ``<results>/claims/<family>.json``
-with, per claim id, a readable text and the measured number(s) (:func:`measured`). The renderer
-(:mod:`dogs.experiments.paper_vs_ours`) joins the two and applies :func:`verdict`; a claim with no
-measurement reads "needs data" when its experiment family did not run for want of its data set (the
-workflow skips that family and tells the renderer so), and "not yet run" otherwise. No
-threshold lives in experiment code.
+``config/claims/`` holds one YAML file per paper (``dogs.yaml``, ``he2016.yaml``, ``annular.yaml``; read in name
+order) with one row per published claim: where it is, what the paper says, the paper's value, the *quantity* we
+compare, the *criterion* that turns our measured value into a verdict and the *ours* template that words our
+measurement. Each experiment's *summarise* step only measures: it writes ``<results>/claims/<family>.json``
+with, per claim id, the measured number(s) and the named quantities the row's template reads
+(:func:`measured`). The renderer (:mod:`dogs.experiments.paper_vs_ours`) joins the two, renders the template
+(:func:`render_ours`) and applies :func:`verdict`; a claim with no measurement reads "needs data" when its
+experiment family did not run for want of its data set (the workflow skips that family and tells the renderer
+so), and "not yet run" otherwise. No threshold and no sentence lives in experiment code.
 
 Every row also carries a ``reading``: the sentence of the paper it tests, the figure convention it
 follows and why each threshold is where it is, so that a reader can check that the criterion reads the
@@ -16,6 +17,25 @@ row records them as ``paper_evidence``, in the criterion's own quantities (a num
 ``{quantity: number}``); the tests check that the paper's own evidence passes its criterion
 (``verdict(criterion, paper_evidence) == "reproduced"``), beside the check that contradicting numbers
 fail it.
+
+The ``ours`` template is a Python format string (:meth:`str.format`) over the row's measured quantities:
+``value`` (the judged value; when it is a mapping, each of its quantities by name as well) and every keyword
+quantity given to :func:`measured`, e.g. ``"systematic/DoGS = 10^{median_orders:.2f} at T = {t_end}"``; the
+format spec ``seconds`` words a duration with its unit (:func:`format_seconds`). A
+quantity that is a list or a mapping of varying length is worded by ``ours_lists``: ``{name: {item: template,
+sep: separator, none: template for a missing item, lists: nested ours_lists}}``; each item is rendered with
+the row's quantities plus ``key`` and ``value`` (for a mapping) or ``value`` (for a list), and, when the item
+is itself a mapping, its entries by name. A template naming a quantity that the experiment did not measure is
+an error of the table step (:class:`ClaimsError`), and the tests render every template from measured claims.
+
+Conditional wording may stay in code where a template would be contorted: the experiment then builds the
+text with :func:`worded_in_code` and the row's template is ``"{text}"``. The loader accepts that template only
+for the rows of :data:`WORDED_IN_CODE`. Today these are every row of the families whose claim functions have
+not yet been converted to templates (annular_ising, boltzmann, ising10, ising40, loose_bounds, mcmc_mle, msrc,
+scan_order): their sentences join many optional clauses (the Table 1 rows of scan_order name only the
+sources that exist, boltzmann adds a clause per sensitivity variant that ran, "never worse by ..." or "better
+everywhere" in aa_fig5_hmc_cmh_on_par) and are to be moved row by row. The benchmarks and timing rows are
+templates only.
 
 A criterion (YAML) has the keys ``reproduced`` and, optionally, ``partly`` and ``inconclusive``; each
 is a list of conditions that must all hold. A condition names the measured quantity (``quantity:``, omitted when
@@ -46,12 +66,14 @@ Example::
       criterion:
         reproduced: [{at_least: 2.0}]
         partly: [{at_least: 1.0}]
+      ours: "at the axis end T = {t_end}: systematic/DoGS = 10^{median_orders_at_axis_end:.2f}"
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import string
 from pathlib import Path
 
 import yaml
@@ -60,13 +82,18 @@ from dogs.io import read_json, write_json
 
 __all__ = [
     "VERDICTS",
+    "WORDED_IN_CODE",
     "ClaimsError",
     "check_criterion",
     "describe",
+    "format_seconds",
     "load_measured",
     "load_paper_claims",
     "measured",
+    "render_ours",
+    "template_fields",
     "verdict",
+    "worded_in_code",
     "write_claims",
 ]
 
@@ -79,24 +106,97 @@ _COMPARISONS = ("at_least", "at_most", "greater_than", "less_than", "between", "
 INFORMATION = "information"
 
 
+#: The rows whose sentence the experiment still builds (template ``"{text}"``, :func:`worded_in_code`).
+WORDED_IN_CODE = frozenset({
+    "aa_errata_b1_cmh_normalisation",
+    "aa_errata_b2_cross_chain",
+    "aa_errata_w2_fig5",
+    "aa_errata_w2_tables12",
+    "aa_fig3_annular_beat_baselines_high_w",
+    "aa_fig3_lbp_hurts_high_w",
+    "aa_fig4_annular_outperform",
+    "aa_fig4_rb_node_marginals",
+    "aa_fig5_hmc_cmh_on_par",
+    "aa_fig5_lbp_helps_unimodal",
+    "aa_fig6_heart_annular_vs_cmh_hmc",
+    "aa_fig6_synthetic_annular_best",
+    "aa_fig7_cmh_shifts_posterior",
+    "aa_fig8_fraction_within",
+    "aa_table1_lbp_degrades",
+    "aa_table2_lbp_accurate",
+    "aa_tables_against_paper",
+    "dogs_b3_fig14_torus_repeat",
+    "dogs_b3_zeroes_in",
+    "dogs_s51_actual_gains_exceed_bound_gains",
+    "dogs_s51_budget_ratio",
+    "dogs_s51_bulk_single_run",
+    "dogs_s51_dogs_two_orders",
+    "dogs_s51_iterated_adds",
+    "dogs_s51_systematic_beats_uniform",
+    "dogs_s53_faster_to_accuracy",
+    "dogs_s53_sensitivity",
+    "dogs_s54_bias_faster",
+    "dogs_s54_bulk_single_run",
+    "dogs_s54_distance_histogram",
+    "dogs_s54_systematic_beats_uniform",
+    "dogs_s54_torus_gap",
+    "dogs_s56_graceful_degradation",
+    "dogs_s56_guarantee_penalty",
+    "he2016_appC_bridge_efficiency",
+    "he2016_s31_best_one_sweep",
+    "he2016_s31_worst_closed_form",
+    "he2016_s32_bridge_efficiency",
+    "he2016_s32_ratio_random_best",
+    "he2016_s32_ratio_worst_random",
+    "he2016_s33_pyramid_all_orders_equal",
+    "he2016_s4_fig2b",
+    "he2016_s4_fig2c_islands",
+    "he2016_s4_fig2c_seqdep",
+    "he2016_s4_order_matters_small",
+    "he2016_table1_islands_best",
+    "he2016_table1_islands_random",
+    "he2016_table1_islands_worst",
+    "he2016_table1_memorize_best",
+    "he2016_table1_memorize_random",
+    "he2016_table1_memorize_worst",
+    "he2016_table1_pyramid_best",
+    "he2016_table1_pyramid_random",
+    "he2016_table1_pyramid_worst",
+    "he2016_table1_seqdep_best",
+    "he2016_table1_seqdep_random",
+    "he2016_table1_seqdep_worst",
+    "he2016_table1_soft_best",
+    "he2016_table1_soft_random",
+    "he2016_table1_soft_worst",
+    "msrc_dogs_as_accurate",
+    "msrc_dogs_length",
+    "msrc_guarantee_epsilon",
+    "msrc_mfam_beats_plsa",
+    "msrc_setup_time",
+    "msrc_time_per_region_variable",
+})
+
+
 class ClaimsError(ValueError):
     """A malformed claims file, criterion or measured claim; the message names the claim."""
 
 
 # ---------------------------------------------------------------- the experiment side
-def measured(ours: str, value, *, by_seed=None, **details) -> dict:
-    """One measured claim: readable text ``ours`` and the measured ``value`` that the criterion judges.
+def measured(value, *, by_seed=None, **quantities) -> dict:
+    """One measured claim: the measured ``value`` that the criterion judges and the named ``quantities``.
 
     ``value`` is a number or bool, or a dict ``{quantity: number or bool}`` when the criterion names
     several quantities. ``by_seed``, for a claim read from noisy numbers, is the same value computed from
     each independent seed (repetition) alone: the table judges each too, so a reader sees whether the
-    verdict holds at every seed or rests on one lucky run. ``details`` are extra numbers kept in the
-    claims file for the reader.
+    verdict holds at every seed or rests on one lucky run. ``quantities`` are the further numbers (lists,
+    mappings) kept in the claims file: the ones the row's ``ours`` template words and extra ones for the
+    reader. Text quantities are only for the conditional phrases listed in the module docstring.
     """
-    if not isinstance(ours, str):
-        raise ClaimsError(f"ours must be a readable string, got {type(ours).__name__}")
     _check_value(value)
-    claim = {"ours": ours, "value": value, "details": details}
+    for name in quantities:
+        if name == "value" or (isinstance(value, dict) and name in value):
+            raise ClaimsError(f"quantity {name!r} is also a judged value; give it once")
+    claim = {"value": value, "quantities": quantities}
     if by_seed is not None:
         if not isinstance(by_seed, (list, tuple)) or not by_seed:
             raise ClaimsError("by_seed must be a non-empty list of values, one per seed")
@@ -106,11 +206,19 @@ def measured(ours: str, value, *, by_seed=None, **details) -> dict:
     return claim
 
 
+def worded_in_code(text: str, value, *, by_seed=None, **quantities) -> dict:
+    """A measured claim whose sentence is still built by the experiment: :func:`measured` with the text
+    quantity ``text``, worded by the row template ``"{text}"``. Only for the rows listed in the module docstring."""
+    if not isinstance(text, str):
+        raise ClaimsError(f"text must be a readable string, got {type(text).__name__}")
+    return measured(value, by_seed=by_seed, text=text, **quantities)
+
+
 def write_claims(path, family: str, claims: dict, *, smoke: bool) -> Path:
     """Write ``{claim id: measured(...)}`` for one experiment family."""
     for key, value in claims.items():
-        if not isinstance(value, dict) or not {"ours", "value", "details"} <= set(value) <= {"ours", "value", "details",
-                                                                                            "by_seed"}:
+        if not isinstance(value, dict) or not {"value", "quantities"} <= set(value) <= {"value", "quantities",
+                                                                                          "by_seed"}:
             raise ClaimsError(f"claim {key!r} must be built with dogs.claims.measured(...)")
     return write_json(path, {"family": family, "smoke": bool(smoke), "claims": claims})
 
@@ -128,26 +236,52 @@ def load_measured(paths) -> dict:
 
 # ---------------------------------------------------------------- the paper side
 def load_paper_claims(path) -> list[dict]:
-    """Read and check ``config/paper_claims.yaml``: unique ids, the required keys, well-formed criteria."""
-    rows = yaml.safe_load(Path(path).read_text())
+    """Read and check the paper's claims: a directory (every ``*.yaml`` in it, in name order), one file or a list.
+
+    Checks unique ids over all files, the required keys, well-formed criteria and ``ours`` templates."""
+    if isinstance(path, (list, tuple)):
+        files = [Path(p) for p in path]
+    else:
+        path = Path(path)
+        files = sorted(path.glob("*.yaml")) if path.is_dir() else [path]
+    if not files:
+        raise ClaimsError(f"{path}: no claims files (*.yaml)")
+    rows, seen = [], {}
+    for file in files:
+        for row in _load_claims_file(file):
+            if row["id"] in seen:
+                raise ClaimsError(f"{file}: duplicate claim id {row['id']!r} (also in {seen[row['id']]})")
+            seen[row["id"]] = file
+            rows.append(row)
+    return rows
+
+
+def _load_claims_file(path: Path) -> list[dict]:
+    rows = yaml.safe_load(path.read_text())
     if not isinstance(rows, list):
         raise ClaimsError(f"{path}: expected a list of claims")
-    seen = set()
     for n, row in enumerate(rows):
         if not isinstance(row, dict):
             raise ClaimsError(f"{path}: claim #{n} is not a mapping")
         missing = [k for k in _REQUIRED if k not in row]
         if missing:
             raise ClaimsError(f"{path}: claim #{n} ({row.get('id', '?')}) lacks {', '.join(missing)}")
-        if row["id"] in seen:
-            raise ClaimsError(f"{path}: duplicate claim id {row['id']!r}")
-        seen.add(row["id"])
         if not (isinstance(row["reading"], str) and row["reading"].strip()):
             raise ClaimsError(f"{path}: claim {row['id']!r}: 'reading' must be a non-empty text")
         if "criterion" in row:
             if "quantity" not in row:
                 raise ClaimsError(f"{path}: claim {row['id']!r} has a criterion but no 'quantity' (what is compared)")
             check_criterion(row["criterion"], row["id"])
+            if not isinstance(row.get("ours"), str):
+                raise ClaimsError(f"{path}: claim {row['id']!r} has a criterion but no 'ours' template")
+        if row.get("ours") == "{text}" and row["id"] not in WORDED_IN_CODE:
+            raise ClaimsError(f"{path}: claim {row['id']!r}: the template '{{text}}' (a sentence built in code) is "
+                              "only for the rows of dogs.claims.WORDED_IN_CODE; word it with a template")
+        if "ours" in row or "ours_lists" in row:
+            try:
+                _check_template(row.get("ours"), row.get("ours_lists", {}))
+            except ClaimsError as exc:
+                raise ClaimsError(f"{path}: claim {row['id']!r}: {exc}") from None
         if "paper_evidence" in row:
             if not isinstance(row.get("criterion"), dict):
                 raise ClaimsError(f"{path}: claim {row['id']!r} has paper_evidence but no criterion to judge it")
@@ -156,6 +290,104 @@ def load_paper_claims(path) -> list[dict]:
             except ClaimsError as exc:
                 raise ClaimsError(f"{path}: claim {row['id']!r}: paper_evidence: {exc}") from None
     return rows
+
+
+# ---------------------------------------------------------------- the sentence
+_LIST_KEYS = {"item", "sep", "none", "lists"}
+
+
+def template_fields(template: str) -> set[str]:
+    """The quantity names a format template reads: ``"{a:.2f} and {b[0]}"`` -> ``{"a", "b"}``."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise ClaimsError(f"malformed template {template!r}: {exc}") from None
+    fields = set()
+    for _, field, spec, _ in parsed:
+        if field is None:
+            continue
+        if not field or field[0].isdigit():
+            raise ClaimsError(f"template {template!r}: every placeholder must name a quantity")
+        fields.add(field.split(".")[0].split("[")[0])
+        if spec and "{" in spec:
+            fields |= template_fields(spec)
+    return fields
+
+
+def _check_template(template, lists) -> None:
+    if not isinstance(template, str):
+        raise ClaimsError("'ours' must be a format template (text)")
+    template_fields(template)
+    if not isinstance(lists, dict):
+        raise ClaimsError("'ours_lists' must map quantity names to {item, sep, none, lists}")
+    for name, spec in lists.items():
+        if not isinstance(spec, dict) or "item" not in spec or set(spec) - _LIST_KEYS:
+            raise ClaimsError(f"ours_lists.{name} must be a mapping with 'item' and optionally 'sep', 'none', 'lists'")
+        if "none" in spec:
+            _check_template(spec["none"], {})
+        if not isinstance(spec.get("sep", ""), str):
+            raise ClaimsError(f"ours_lists.{name}.sep must be a text")
+        _check_template(spec["item"], spec.get("lists", {}))
+
+
+def render_ours(row: dict, got: dict) -> str:
+    """Row ``row``'s ``ours`` template worded with the measured claim ``got`` (:func:`measured`).
+
+    Raises :class:`ClaimsError` naming the claim when the template reads a quantity that was not measured."""
+    names = dict(got.get("quantities", {}))
+    value = got["value"]
+    names["value"] = value
+    if isinstance(value, dict):
+        names.update(value)
+    try:
+        return _render(row["ours"], names, row.get("ours_lists", {}))
+    except KeyError as exc:
+        raise ClaimsError(f"claim {row['id']!r}: its 'ours' template reads {exc.args[0]!r}, which the experiment "
+                          f"does not measure (measured: {', '.join(sorted(names))}); rerun its summarise step if "
+                          "its claims file predates the template") from None
+    except (ValueError, TypeError, IndexError) as exc:
+        raise ClaimsError(f"claim {row['id']!r}: cannot word the measured quantities with its template: {exc}") from None
+
+
+class _ClaimFormatter(string.Formatter):
+    """:meth:`str.format` plus the format spec ``seconds``: a duration in s, ms, µs or ns (3 significant digits),
+    ``never`` for a clock that never reached its level (``None``)."""
+
+    def format_field(self, value, format_spec):
+        if format_spec == "seconds":
+            return "never" if value is None else format_seconds(value)
+        return super().format_field(value, format_spec)
+
+
+_FORMATTER = _ClaimFormatter()
+
+
+def format_seconds(seconds: float) -> str:
+    """A duration with its unit: ``0.0123`` -> ``"12.3 ms"``."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if seconds >= scale or unit == "ns":
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds:.3g} s"
+
+
+def _render(template: str, names: dict, lists: dict) -> str:
+    names = dict(names)
+    for name, spec in lists.items():
+        items = names[name]
+        pairs = items.items() if isinstance(items, dict) else ((None, item) for item in items)
+        words = []
+        for key, item in pairs:
+            if item is None and "none" in spec:
+                words.append(_FORMATTER.format(spec["none"], **names))
+                continue
+            fields = {**names, "value": item}
+            if key is not None:
+                fields["key"] = key
+            if isinstance(item, dict):
+                fields.update(item)
+            words.append(_render(spec["item"], fields, spec.get("lists", {})))
+        names[name] = spec.get("sep", "").join(words)
+    return _FORMATTER.format(template, **names)
 
 
 def check_criterion(criterion, claim_id: str = "?") -> None:

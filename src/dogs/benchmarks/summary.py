@@ -37,28 +37,28 @@ def build_claims(gibbs: dict, dogs: dict) -> dict:
     length = setup["dogs_length"]
     return {
         "dogs_s52_gibbs_step_time": measured(
-            f"{step_ns:.1f} ns per site update (best of {gibbs['settings']['repeats']}; "
-            f"median {grid['sample_point']['median_ns_per_site_update']:.1f} ns) on a {side}x{side} grid; "
-            f"{paper_step_ns / step_ns:.0f}x less than the paper's",
             step_ns * 1e-9,
             ours_ns=step_ns,
             paper_ns=paper_step_ns,
+            paper_over_ours=paper_step_ns / step_ns,
+            median_ns=grid["sample_point"]["median_ns_per_site_update"],
+            repeats=gibbs["settings"]["repeats"],
             side=side,
         ),
         "dogs_s52_setup_time": measured(
-            f"{setup_s:.3g} s on {n_vars:,} variables (bound {dogs['setup']['bound_seconds']:.3g} s, "
-            f"epsilon {setup['variation_seconds']:.3g} s, doubling {setup['length_doubling_seconds']:.3g} s)",
             setup_s,
             ours_s=setup_s,
             paper_s=paper_setup_s,
             n_vars=n_vars,
+            bound_s=dogs["setup"]["bound_seconds"],
+            epsilon_s=setup["variation_seconds"],
+            doubling_s=setup["length_doubling_seconds"],
         ),
         "dogs_s52_dogs_length": measured(
-            f"length {length} (tried {setup['lengths_tried']}); DoGS bound {setup['dogs_variation']:.4g} "
-            f"<= epsilon {setup['epsilon']:.4g}",
             length,
             ours_length=length,
             paper_length=paper_length,
+            lengths_tried=setup["lengths_tried"],
             epsilon=setup["epsilon"],
             dogs_bound=setup["dogs_variation"],
         ),

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dogs.claims import measured
+from dogs.claims import worded_in_code
 from dogs.exact import junction_tree_marginals
 from dogs.inference.loopy_bp import loopy_belief_propagation
 from dogs.io import atomic_path, write_csv, write_meta, write_npz
@@ -443,7 +443,7 @@ def build_claims(stats: pd.DataFrame, lbp: pd.DataFrame, tables: pd.DataFrame, h
     rule = f"(majority of {draws} bias draws, 2 s.e. per draw)"
     claims = {}
     fig3 = {m: _compare(stats, "fig3", PLAIN_ANNULAR, BASELINES, m, high) for m in ("node_rmse", "pairwise_error")}
-    claims["aa_fig3_annular_beat_baselines_high_w"] = measured(
+    claims["aa_fig3_annular_beat_baselines_high_w"] = worded_in_code(
         f"W >= {high_strength:g}: annular better {rule} in {100 * fig3['node_rmse']['share']:.0f}% of "
         f"{fig3['node_rmse']['comparisons']} (node) and {100 * fig3['pairwise_error']['share']:.0f}% (pairwise) of the "
         f"comparisons with HMC, CMH, CMH + LBP; node share by W: {_shares(fig3['node_rmse']['by_setting'])}",
@@ -453,22 +453,22 @@ def build_claims(stats: pd.DataFrame, lbp: pd.DataFrame, tables: pd.DataFrame, h
     hurt = [_compare(stats, "fig3", [f"{x} + RB"], [f"{x} + RB + LBP"], "node_rmse", high) for x in ("AAS", "AAG", "AAST")]
     hurt_share = float(np.mean([h["share"] for h in hurt]))
     hurt_by_w = {w: float(np.mean([h["by_setting"][w] for h in hurt])) for w in hurt[0]["by_setting"]}
-    claims["aa_fig3_lbp_hurts_high_w"] = measured(
+    claims["aa_fig3_lbp_hurts_high_w"] = worded_in_code(
         f"W >= {high_strength:g}: X + RB better than X + RB + LBP (node RMSE) {rule} in {100 * hurt_share:.0f}% of "
         f"the settings and operators; by W: {_shares(hurt_by_w)}", hurt_share, share_by_w=hurt_by_w,
         high_strength=high_strength, bias_draws=draws)
     helps = [_compare(stats, "fig5", [f"{x} + RB + LBP"], [f"{x} + RB"], "node_rmse") for x in ("AAS", "AAG", "AAST")]
     helps_share = float(np.mean([h["share"] for h in helps]))
-    claims["aa_fig5_lbp_helps_unimodal"] = measured(
+    claims["aa_fig5_lbp_helps_unimodal"] = worded_in_code(
         f"W = 0.2, every c: X + RB + LBP better than X + RB (node RMSE) {rule} in {100 * helps_share:.0f}% of the "
         "settings and operators", helps_share, bias_draws=draws)
     rb = _ratios(stats, "fig4", ["AAS + RB"], ["AAS"], "node_rmse")
     ratio = float(rb["ratio"].max()) if len(rb) else np.nan
-    claims["aa_fig4_rb_node_marginals"] = measured(
+    claims["aa_fig4_rb_node_marginals"] = worded_in_code(
         f"c = 0: AAS + RB node RMSE / AAS node RMSE (median over {draws} draws), largest over W: {ratio:.3g} "
         f"(smallest {rb['ratio'].min():.3g})", ratio, by_w=dict(zip(rb["W"], rb["ratio"])))
     zero = _compare(stats, "fig4", ANNULAR, BASELINES, "pairwise_error", lambda r: r["W"] >= high_strength_zero_bias)
-    claims["aa_fig4_annular_outperform"] = measured(
+    claims["aa_fig4_annular_outperform"] = worded_in_code(
         f"c = 0, W >= {high_strength_zero_bias:g}: annular better (pairwise error) {rule} in "
         f"{100 * zero['share']:.0f}% of {zero['comparisons']} comparisons with HMC, CMH, CMH + LBP; by W: "
         f"{_shares(zero['by_setting'])}", zero["share"], share_by_w=zero["by_setting"],
@@ -476,7 +476,7 @@ def build_claims(stats: pd.DataFrame, lbp: pd.DataFrame, tables: pd.DataFrame, h
     par = _ratios(stats, "fig5", LBP_SAMPLERS, ["HMC", "CMH"], "node_rmse")
     worst, best = float(par["ratio"].max()), float(par["ratio"].min())
     worst_row = par.loc[par["ratio"].idxmax()]
-    claims["aa_fig5_hmc_cmh_on_par"] = measured(
+    claims["aa_fig5_hmc_cmh_on_par"] = worded_in_code(
         f"W = 0.2, every c: node RMSE of each annular + LBP sampler / HMC's or CMH's (median over {draws} draws) "
         f"from {best:.2f} to {worst:.2f}: the annular + LBP samplers are "
         + (f"never worse by more than {worst:.2f}x" if worst > 1 else "better everywhere")
@@ -486,14 +486,14 @@ def build_claims(stats: pd.DataFrame, lbp: pd.DataFrame, tables: pd.DataFrame, h
         ratios=par.to_dict(orient="records"))
     t1 = lbp_over_draws(lbp[lbp["group"] == "table1"]).sort_values("W")
     growth = float(t1["median"].iloc[-1] / max(t1["median"].iloc[0], 1e-300))
-    claims["aa_table1_lbp_degrades"] = measured(
+    claims["aa_table1_lbp_degrades"] = worded_in_code(
         f"c = 0.1: LBP error (median over {draws} draws) {t1['median'].iloc[0]:.2g} at W = {t1['W'].iloc[0]:g}, "
         f"{t1['median'].iloc[-1]:.3g} at W = {t1['W'].iloc[-1]:g} ({growth:.3g}x)", growth,
         by_w=dict(zip(t1["W"], t1["median"])))
     t2 = lbp_over_draws(lbp[lbp["group"] == "fig5"]).sort_values("c")
     per_node = t2["median"] / t2["nodes"]
     last_over_first = float(t2["median"].iloc[-1] / max(t2["median"].iloc[0], 1e-300))
-    claims["aa_table2_lbp_accurate"] = measured(
+    claims["aa_table2_lbp_accurate"] = worded_in_code(
         f"W = 0.2: mean LBP error per node (median over {draws} draws) at most {per_node.max():.2g} over c; the summed "
         f"error falls from {t2['median'].iloc[0]:.2g} at c = {t2['c'].iloc[0]:g} to {t2['median'].iloc[-1]:.2g} at "
         f"c = {t2['c'].iloc[-1]:g} ({1 / max(last_over_first, 1e-300):.3g}x)",
@@ -505,7 +505,7 @@ def build_claims(stats: pd.DataFrame, lbp: pd.DataFrame, tables: pd.DataFrame, h
     direct = tables[tables["sampler"] == "LBP"].dropna(subset=["paper"])
     direct = direct[direct["paper"] > 0]
     direct_ratio = np.log10(direct["ours"].clip(lower=1e-12) / direct["paper"])
-    claims["aa_errata_w2_tables12"] = measured(
+    claims["aa_errata_w2_tables12"] = worded_in_code(
         f"Tables 1-2 ({len(direct)} cells): median ours/paper {10 ** direct_ratio.median():.3g} with the coupling W, "
         f"{10 ** half_ratio.median():.3g} with W/2 (within a factor 2 in "
         f"{100 * np.mean(np.abs(half_ratio) <= np.log10(2)):.0f}% of the cells): the printed LBP errors are those of "
@@ -518,7 +518,7 @@ def build_claims(stats: pd.DataFrame, lbp: pd.DataFrame, tables: pd.DataFrame, h
                                                                                  values="paper")
     spread_paper = float(np.exp(max(np.abs(np.log(printed[a] / printed[b])).max() for a in LBP_SAMPLERS
                                     for b in ("HMC", "CMH")))) if set(LBP_SAMPLERS) <= set(printed) else np.nan
-    claims["aa_errata_w2_fig5"] = measured(
+    claims["aa_errata_w2_fig5"] = worded_in_code(
         f"W = 0.2: the node RMSE of HMC, CMH and the annular + LBP samplers differ by up to {spread_w:.2f}x scored "
         f"against the truth at W (annular + LBP / HMC or CMH from {at_w.min():.2f} to {at_w.max():.2f}), by up to "
         f"{spread_half:.2f}x scored against the truth at W/2 as the authors' code did: on par, as printed "
@@ -527,11 +527,11 @@ def build_claims(stats: pd.DataFrame, lbp: pd.DataFrame, tables: pd.DataFrame, h
     valid = tables[~tables["diagnostic"]].dropna(subset=["paper"])
     valid = valid[valid["paper"] > 0]
     log_ratio = np.log10(valid["ours"].clip(lower=1e-12) / valid["paper"])
-    claims["aa_tables_against_paper"] = measured(
+    claims["aa_tables_against_paper"] = worded_in_code(
         f"{len(valid)} cells: median ours/paper {10 ** log_ratio.median():.2f}, within a factor 2 in "
         f"{100 * np.mean(np.abs(log_ratio) <= np.log10(2)):.0f}%", float(10 ** log_ratio.median()))
     budget = stats[stats["sampler"].isin(["CMH + LBP", "CMH"])].groupby("sampler")["density_evaluations"]
-    claims["aa_tables_against_paper"]["details"]["density_evaluations"] = {k: [float(v.min()), float(v.max())]
+    claims["aa_tables_against_paper"]["quantities"]["density_evaluations"] = {k: [float(v.min()), float(v.max())]
                                                                           for k, v in budget}
     return claims
 

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import erf, ndtr
 
-from dogs.claims import measured
+from dogs.claims import worded_in_code
 from dogs.data import load_heart_disease, require_dataset
 from dogs.experiments.common import discard_worker_pool, shutdown_workers, worker_pool
 from dogs.io import write_csv, write_meta, write_npz
@@ -526,7 +526,7 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
     if (MAIN, heart) in present:
         vs_cmh, vs_hmc = heart_numbers(MAIN)
         sensitivity = {v: heart_numbers(v) for v in sensitivity_variants(settings, heart) if (v, heart) in present}
-        claims["aa_fig6_heart_annular_vs_cmh_hmc"] = measured(
+        claims["aa_fig6_heart_annular_vs_cmh_hmc"] = worded_in_code(
             f"mean over chains of the mean |log ratio error| (± s.d.): {_text(errors, MAIN, heart)}; annular better than "
             f"CMH by at least {vs_cmh:.1f} s.e., annular / HMC error at most {vs_hmc:.2f}"
             + "".join(f"; {v}: {a:.1f} s.e., {b:.2f}" for v, (a, b) in sensitivity.items()),
@@ -535,7 +535,7 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
         if (MAIN, heart, "exact") in chains:
             shifts = {SAMPLERS[s]: posterior_shift(chains, heart, s) for s in ("cmh", *ANNULAR, "hmc")
                       if (MAIN, heart, s) in chains}
-            claims["aa_fig7_cmh_shifts_posterior"] = measured(
+            claims["aa_fig7_cmh_shifts_posterior"] = worded_in_code(
                 "largest |posterior mean - exact chain's| / s.e. over the 15 weights: "
                 + ", ".join(f"{k} {v:.1f}" for k, v in shifts.items()),
                 {"cmh_shift": shifts["CMH"], "annular_shift": max(shifts[a] for a in annular)})
@@ -545,7 +545,7 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
             return min(_better(errors, synthetic, a, b, variant) for a in annular for b in ("HMC", "CMH"))
 
         sensitivity = {v: margin(v) for v in sensitivity_variants(settings, synthetic) if (v, synthetic) in present}
-        claims["aa_fig6_synthetic_annular_best"] = measured(
+        claims["aa_fig6_synthetic_annular_best"] = worded_in_code(
             f"{synthetic}: mean |log ratio error| (± s.d.): {_text(errors, MAIN, synthetic)}; annular better than both "
             f"baselines by at least {margin(MAIN):.1f} s.e."
             + "".join(f"; {v}: {m:.1f} s.e. ({_text(errors, v, synthetic)})" for v, m in sensitivity.items()),
@@ -561,7 +561,7 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
             result = fraction_margin(chains, large, within, v, np.random.default_rng(seed))
             if result:
                 sensitivity[v] = {k: result[k] for k in ("margin", "margin_low", "margin_high")}
-        claims["aa_fig8_fraction_within"] = measured(
+        claims["aa_fig8_fraction_within"] = worded_in_code(
             "mean fraction of posterior samples within 20% of the true weight: "
             + ", ".join(f"{k} {v:.3f}" for k, v in main["fractions"].items())
             + "; the prior alone: " + ", ".join(f"{d} {v:.3f}" for d, v in chance.items())
@@ -581,7 +581,7 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
         sd_ratio = (sd[(variant, "CMH")] / sd[(MAIN, "exact")]) if (MAIN, "exact") in sd else pd.Series([np.nan])
         offset = authors_cmh_offset(_units(settings["datasets"][heart]), int(b1["inner_samples"].iloc[0]),
                                     settings["travel_time_periods"])
-        claims["aa_errata_b1_cmh_normalisation"] = measured(
+        claims["aa_errata_b1_cmh_normalisation"] = worded_in_code(
             f"heart data, CMH's ratio divided by F instead of L (offset {offset:+.3f} "
             f"per estimate, x N = 1841 in the acceptance): outer acceptance {b1['acceptance'].mean():.2f} against "
             + ", ".join(f"{k} {v:.2f}" for k, v in acceptance.items())
@@ -599,7 +599,7 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
                   .groupby(["inner_samples", "sampler"])[["mean_abs_error", "cross_chain_error"]].mean().reset_index())
         by_f = series.groupby("inner_samples")[["mean_abs_error", "cross_chain_error"]].mean()
         f_low, f_high = by_f.index.min(), by_f.index.max()
-        claims["aa_errata_b2_cross_chain"] = measured(
+        claims["aa_errata_b2_cross_chain"] = worded_in_code(
             "heart data, mean over samplers of the mean |log ratio error| at F = "
             + ", ".join(f"{f}: {r['mean_abs_error']:.3f}" for f, r in by_f.iterrows())
             + "; measured against the exact ratios of another chain (the authors' Fig. 6): "

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise
-from dogs.claims import measured
+from dogs.claims import worded_in_code
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_edges, grid_model
 from dogs.samplers.recording import samples_by_scan
@@ -243,7 +243,7 @@ def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
 
     uniform_over_systematic = certified["uniform"] / certified["systematic"]
     better = on_grid["systematic"] < on_grid["uniform"]
-    claims = {"dogs_s51_systematic_beats_uniform": measured(
+    claims = {"dogs_s51_systematic_beats_uniform": worded_in_code(
         f"systematic < uniform at {int(better.sum())}/{better.size} (replicate, T) points ({span}); wherever the "
         f"systematic guarantee is below 1 (T >= {int(certified['T'].min())}) uniform/systematic is at least "
         f"{uniform_over_systematic.min():.3g}; at the axis end {(end['uniform'] / end['systematic']).min():.3g}.."
@@ -256,7 +256,7 @@ def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
     by_t = on_grid.assign(orders=-np.log10(on_grid["dogs"] / on_grid["systematic"])).groupby("T")["orders"].median()
     from_t = {level: first_staying_at_or_below(by_t.index, -by_t.to_numpy(), -level) for level in (1.5, 2.0)}
     picks = dict.fromkeys(by_t.index[[len(by_t) // 8, len(by_t) // 4, len(by_t) // 2, -1]])
-    claims["dogs_s51_dogs_two_orders"] = measured(
+    claims["dogs_s51_dogs_two_orders"] = worded_in_code(
         f"at the axis end T = {t_end} (legend convention): systematic/DoGS = 10^{orders_end.median():.2f} (median over "
         f"{len(replicates)} replicates; range 10^{orders_end.min():.2f}..10^{orders_end.max():.2f}). The axis end is "
         f"ours: the median ratio grows with T ({', '.join(f'10^{by_t[t]:.2f} at T = {t}' for t in picks)}), so it "
@@ -275,7 +275,7 @@ def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
             t_dogs = steps_to_reach(group["T"], group["dogs"], level)
             per_rep.append(t_dogs / t_sys)
         ratios[float(level)] = per_rep
-    claims["dogs_s51_budget_ratio"] = measured(
+    claims["dogs_s51_budget_ratio"] = worded_in_code(
         "steps DoGS needs to reach the systematic scan's guarantee, as a share of the systematic scan's "
         "(median over replicates, log-linear interpolation on the T grid): "
         + ", ".join(f"{np.nanmedian(r):.0%} at {level:g} (range {np.nanmin(r):.0%}..{np.nanmax(r):.0%})"
@@ -287,7 +287,7 @@ def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
     shares_all = certified.assign(share=[_share_from_one_run(r["systematic"], r["dogs"], r["dogs_iterated"])
                                          for _, r in certified.iterrows()])
     smallest_by_t = shares_all.groupby("T")["share"].min()
-    claims["dogs_s51_bulk_single_run"] = measured(
+    claims["dogs_s51_bulk_single_run"] = worded_in_code(
         f"at the axis end T = {t_end}: one run of Algorithm 2 gives {np.median(shares_end):.0%} of the log-improvement "
         f"of iterated DoGS (median over replicates; smallest {shares_end.min():.0%}, "
         f"{int((shares_end > 0.5).sum())} of {shares_end.size} replicates above half); over every certified T "
@@ -299,7 +299,7 @@ def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
         smallest_share_by_T={int(t): float(v) for t, v in smallest_by_t.items()})
 
     further = -np.log10(end["dogs_iterated"] / end["dogs"])
-    claims["dogs_s51_iterated_adds"] = measured(
+    claims["dogs_s51_iterated_adds"] = worded_in_code(
         f"at the axis end T = {t_end}: iterating Algorithm 2 lowers the guarantee by a further 10^{further.median():.2f} "
         f"(median over replicates; range 10^{further.min():.2f}..10^{further.max():.2f})",
         {"median_further_orders": float(further.median()), "min_further_orders": float(further.min())},
@@ -326,7 +326,7 @@ def summarise(ctx):
         reach = {scan: first_staying_at_or_below(group["T"], group["error"], 2 * floor)
                  for scan, group in errors.groupby("scan")}
         rep = int(errors["replicate"].iloc[0])
-        claims["dogs_s51_dogs_two_orders"]["details"][f"measured_rep{rep}"] = {
+        claims["dogs_s51_dogs_two_orders"]["quantities"][f"measured_rep{rep}"] = {
             "noise_floor": floor, "n_chains": int(errors["n_chains"].iloc[0]),
             "first_T_error_within_2x_noise_floor": reach}
         ctx.log.info("replicate %d: first T with measured error <= 2 x noise floor (%.3f) from then on: %s",

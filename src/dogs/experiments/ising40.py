@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise
-from dogs.claims import measured
+from dogs.claims import worded_in_code
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
 from dogs.samplers.recording import mean_by_scan_and_length
@@ -250,7 +250,7 @@ def summarise(ctx):
     open_grid = summary[(summary["model"] == "open")]
     open_swept = open_grid[open_grid["T"] >= p]
     shares = [_share_one_run(row) for _, row in open_swept.iterrows()]
-    claims["dogs_s54_bulk_single_run"] = measured(
+    claims["dogs_s54_bulk_single_run"] = worded_in_code(
         f"open {cfg['side']}x{cfg['side']}, axis end T = {int(last['T'])} (legend convention): systematic "
         f"{last['systematic']:.3g}, DoGS {last['dogs']:.3g}, iterated {last['dogs_iterated']:.3g} (uniform "
         f"{last['uniform']:.3g}); one run gives {share:.0%} of the log-improvement, iterating a further "
@@ -260,7 +260,7 @@ def summarise(ctx):
         share_range_from_one_sweep=[min(shares), max(shares)])
     better = open_swept["systematic"] < open_swept["uniform"]
     aligned_better = open_grid["systematic_aligned"] < open_grid["uniform"]
-    claims["dogs_s54_systematic_beats_uniform"] = measured(
+    claims["dogs_s54_systematic_beats_uniform"] = worded_in_code(
         f"open {cfg['side']}x{cfg['side']}, marginal guarantee of X_1: systematic (the paper's phase) < uniform at "
         f"{int(better.sum())} of {better.size} T from one sweep on (T = {p}..{int(open_grid['T'].max())}; below "
         f"T = p = {p} the paper's phase has not updated X_1 and its guarantee is exactly 1); the systematic scan "
@@ -292,7 +292,7 @@ def summarise(ctx):
     if settles["dogs"]:
         fair, paper_phase = speedups("systematic_aligned"), speedups("systematic")
         area_ratio = [a_s / a_d if a_d > 0 else np.inf for a_s, a_d in areas]
-        claims["dogs_s54_bias_faster"] = measured(
+        claims["dogs_s54_bias_faster"] = worded_in_code(
             f"torus, {len(fair)} repetitions x {int(bias[0]['n_chains'].iloc[0])} chains: median |bias of X_1| over "
             f"{SETTLE_WINDOW} consecutive lengths first <= {level:g} at T = {fmt(settles['dogs'])} with DoGS, "
             f"{fmt(settles['systematic_aligned'])} with the systematic scan ending on X_1 at every T (the fair "
@@ -319,7 +319,7 @@ def summarise(ctx):
             bound_gain = bounds.loc[informative, "systematic_aligned"] / bounds.loc[informative, "dogs"]
             excess.append(float(np.median(measured_gain / bound_gain)))
         if excess:
-            claims["dogs_s51_actual_gains_exceed_bound_gains"] = measured(
+            claims["dogs_s51_actual_gains_exceed_bound_gains"] = worded_in_code(
                 f"torus, X_1, against the systematic scan ending on X_1: over the T where its bias is still above "
                 f"{level:g}, the measured gain |bias_sys| / max(|bias_DoGS|, 2 s.e.) is {np.median(excess):.1f}x the "
                 f"guarantee gain V_sys / V_DoGS (median over T; per repetition {', '.join(f'{x:.1f}' for x in excess)})",
@@ -330,7 +330,7 @@ def summarise(ctx):
     below = torus_rows["dogs"] < torus_rows["systematic_aligned"]
     below_paper = torus_rows["dogs"] < torus_rows["systematic"]
     last_torus = torus_rows.iloc[-1]
-    claims["dogs_s54_torus_gap"] = measured(
+    claims["dogs_s54_torus_gap"] = worded_in_code(
         f"torus, marginal guarantee of X_1: DoGS below the systematic scan ending on X_1 at {int(below.sum())} of "
         f"{below.size} T (below the paper's phase at {int(below_paper.sum())}); at the axis end T = "
         f"{int(last_torus['T'])}: systematic {last_torus['systematic_aligned']:.3g}, DoGS {last_torus['dogs']:.3g} "
@@ -340,7 +340,7 @@ def summarise(ctx):
     mean_distance = float(np.average(histogram["distance"], weights=histogram["visits"]))
     systematic_distance = float(np.average(histogram["distance"],
                                            weights=histogram["systematic_visits_per_site"] * histogram["n_sites"]))
-    claims["dogs_s54_distance_histogram"] = measured(
+    claims["dogs_s54_distance_histogram"] = worded_in_code(
         f"open grid: the DoGS scan's updates lie at mean distance {mean_distance:.2f} from the target (the systematic "
         f"scan's: {systematic_distance:.2f})", mean_distance)
 
@@ -351,13 +351,13 @@ def summarise(ctx):
         monotone[name] = (bool(np.all(np.diff(means) < 0)), [round(float(x), 2) for x in means])
     if "dogs_s54_bias_faster" in claims:
         torus_speedup = claims["dogs_s54_bias_faster"]["value"]["min_speedup"]
-        claims["dogs_b3_fig14_torus_repeat"] = measured(
+        claims["dogs_b3_fig14_torus_repeat"] = worded_in_code(
             f"torus: bias speed-up of DoGS over the systematic scan ending on X_1 at least {torus_speedup:.3g}x in every "
             f"repetition; mean "
             f"distance to the target over the DoGS scan's segments "
             f"{' > '.join(map(str, monotone[BIAS_MODEL][1]))}",
             {"min_speedup": torus_speedup, "torus_zeroes_in": int(monotone[BIAS_MODEL][0])})
-    claims["dogs_b3_zeroes_in"] = measured(
+    claims["dogs_b3_zeroes_in"] = worded_in_code(
         "mean distance to the target of the sampled variables over successive segments of the DoGS scan: "
         + "; ".join(f"{name} {' > '.join(map(str, means))}" for name, (_, means) in monotone.items()),
         {"share_decreasing": float(np.mean([ok for ok, _ in monotone.values()]))},

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise, loosen
-from dogs.claims import measured
+from dogs.claims import worded_in_code
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
 from dogs.samplers.recording import mean_by_scan_and_length
@@ -330,7 +330,7 @@ def summarise(ctx):
     settle_text = "; ".join(f"s = {scale_label(r['scale'])}: {', '.join(map(str, r['verdict_dogs_settles_at']))}"
                             for r in rows)
     claims = {
-        "dogs_s56_graceful_degradation": measured(
+        "dogs_s56_graceful_degradation": worded_in_code(
             f"{verdict_bias['repetition'].nunique()} repetitions x {int(verdict_bias['n_chains'].iloc[0])} chains per "
             f"T, T = {int(verdict_bias['T'].min())}..{int(verdict_bias['T'].max())}: mean |bias of X_1| of the loose DoGS scan over the s = 1 scan's: "
             + "; ".join(parts) + f". DoGS |bias| settles <= {level:g} at T = ({settle_text}) per repetition (s = 1: "
@@ -340,7 +340,7 @@ def summarise(ctx):
             pooled, by_seed=by_seed,
             ratio_by_scale={scale_label(s): list(r) for s, r in ratios.items()},
             by_scale=[{k: _plain(v) for k, v in r.items()} for r in rows]),
-        "dogs_s56_guarantee_penalty": measured(
+        "dogs_s56_guarantee_penalty": worded_in_code(
             f"at T = {t_max} the scan optimised with {scale_label(worst['scale'])} x C-hat has a C-hat guarantee "
             f"{worst['tight_penalty']:.3g}x that of the C-hat-optimised scan (certificate with the loose bound "
             f"{worst['dogs_bound']:.2g} vs systematic {worst['systematic_bound']:.2g})",

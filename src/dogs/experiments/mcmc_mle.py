@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dogs.claims import measured
+from dogs.claims import worded_in_code
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.learning.mle import LearningProblem, dogs_moment_scan, exact_optimum, gibbs_moments
 from dogs.models.graph import grid_edges
@@ -253,7 +253,7 @@ def summarise(ctx):
     for sweeps, group in ratios.groupby("mc_sweeps"):
         sensitivity.append(f"{sweeps} sweeps: median {group['ratio_uniform_over_dogs'].median():.2g}x")
     claims = {
-        "dogs_s53_faster_to_accuracy": measured(
+        "dogs_s53_faster_to_accuracy": worded_in_code(
             f"{main} sweeps per gradient, error level {level}: " + "; ".join(parts)
             + ("" if dogs_all_reached else "; DoGS did not reach the level in every replicate"),
             {"min_ratio": float(fig3["ratio_uniform_over_dogs"].min()),
@@ -261,7 +261,7 @@ def summarise(ctx):
              "dogs_reached_all": dogs_all_reached},
             ratios=fig3.to_dict("records"),
         ),
-        "dogs_s53_sensitivity": measured(
+        "dogs_s53_sensitivity": worded_in_code(
             "uniform/DoGS site updates to the level by MC sweeps per gradient: " + "; ".join(sensitivity),
             float(ratios["ratio_uniform_over_dogs"].median()),
         ),

@@ -26,7 +26,7 @@ image.
 
 Verdicts are paired across the splits (both scans segment the same test images after the same PLSA fit): a
 95 % Student-t interval of the mean per-split difference of centre-region errors. "DoGS is as accurate" is
-judged as non-inferiority at the margin stated in ``config/paper_claims.yaml``, against whichever systematic
+judged as non-inferiority at the margin stated in ``config/claims/dogs.yaml``, against whichever systematic
 baseline (the paper's phase or the aligned one) the data favour more.
 
 Steps (``python -m dogs.experiments.msrc <step> ...``, see :mod:`dogs.workflow.shell`):
@@ -45,7 +45,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from dogs.claims import measured
+from dogs.claims import worded_in_code
 from dogs.data import require_dataset
 from dogs.io import meta_path, read_json, write_csv, write_meta, write_npz
 from dogs.learning.plsa import fit_plsa, fold_in, patch_log_likelihoods
@@ -410,7 +410,7 @@ def accuracy_claims(means: pd.DataFrame, differences: pd.DataFrame, chains: int)
                        for r in across.itertuples()}
     versus_text = "; ".join(f"against {BASELINES[name]} {_interval(row)}" for name, row in versus.items())
     return {
-        "msrc_dogs_as_accurate": measured(
+        "msrc_dogs_as_accurate": worded_in_code(
             f"centre-region Hamming error over {n} splits (mean ± s.d.): {errors}. DoGS - systematic, paired over the "
             f"splits: {versus_text}. Judged against {BASELINES[judged]} (the larger upper end): DoGS is non-inferior at "
             f"any margin >= {main['high']:.4f}; PLSA - systematic (the MFAM's gain, which the margin is read against) "
@@ -421,7 +421,7 @@ def accuracy_claims(means: pd.DataFrame, differences: pd.DataFrame, chains: int)
             judged_against=judged, difference_mean=float(main["mean"]), splits=n,
             versus={name: _summary(row) for name, row in versus.items()}, across_settings=setting_details,
             mfam_gain=_summary(gain_sys), reversed_minus_systematic=_summary(reversed_)),
-        "msrc_mfam_beats_plsa": measured(
+        "msrc_mfam_beats_plsa": worded_in_code(
             f"centre-region Hamming error over {n} splits (mean ± s.d.): {errors}. PLSA - systematic "
             f"{_interval(gain_sys)}, PLSA - DoGS {_interval(gain_dogs)}. Across our settings [95 % interval]: {gains_text}. "
             f"Both intervals above 0 at (labelling, chains): {above_text}",
@@ -440,7 +440,7 @@ def scan_claims(scan: dict, seconds_per_variable: dict) -> dict:
     where = (f"its first {len(idle)}, the systematic input's steps left by Algorithm 2's early stop,"
              if idle == list(range(len(idle))) else f"{len(idle)} steps (at positions {idle})")
     return {
-        "msrc_dogs_length": measured(
+        "msrc_dogs_length": worded_in_code(
             f"length doubling returns {total} steps ({systematic / total:.2f}x shorter than {systematic}); {where} never "
             f"reach the region (dropping them leaves the variation {variation:.4f} unchanged); the remaining {length} "
             f"steps ({int(scan['steps_in_region'])} in the region) are {systematic / length:.2f}x shorter than {systematic}. "
@@ -450,18 +450,18 @@ def scan_claims(scan: dict, seconds_per_variable: dict) -> dict:
             systematic / length, doubling_length=total, length=length, systematic_length=systematic,
             aligned_length=int(scan["aligned_length"]), aligned_ratio=systematic / int(scan["aligned_length"]),
             steps_in_region=int(scan["steps_in_region"]), lengths_tried=np.asarray(scan["lengths_tried"]).tolist()),
-        "msrc_guarantee_epsilon": measured(
+        "msrc_guarantee_epsilon": worded_in_code(
             f"epsilon = {epsilon:.2f} (DoGS scan {variation:.2f}) on the d-weighted TV of the {region}-patch region, "
             f"whose range is [0, {region}]: vacuous for the region's marginal TV (at most 1), and a bound of "
             f"{epsilon / region:.2f} on the mean per-patch marginal TV (at most 1). The certificate certifies nothing "
             f"useful; the scans are compared by their segmentations", epsilon,
             dogs_variation=variation, region_size=region, per_patch=epsilon / region,
             bound_value=float(scan["bound_value"])),
-        "msrc_setup_time": measured(
+        "msrc_setup_time": worded_in_code(
             f"{1e3 * float(scan['seconds']):.1f} ms (median of {len(scan['seconds_repeats'])} runs after a compiling "
             f"first call of {float(scan['first_call_seconds']):.1f} s; this machine, shared), once for all test images",
             float(scan["seconds"]), repeats=np.asarray(scan["seconds_repeats"]).tolist()),
-        "msrc_time_per_region_variable": measured(
+        "msrc_time_per_region_variable": worded_in_code(
             f"Gibbs time per test image and region variable: systematic {sys_ms:.3f} ms, DoGS {dogs_ms:.3f} ms "
             f"({sys_ms / dogs_ms:.1f}x; {systematic} vs {length} steps of every chain), this machine",
             {"systematic_seconds": seconds_per_variable["systematic"], "dogs_seconds": seconds_per_variable["dogs"]}),

@@ -41,7 +41,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from dogs.claims import load_paper_claims, measured, verdict
+from dogs.claims import load_paper_claims, worded_in_code, verdict
 from dogs.counterexamples import (
     ALL_PERMUTATIONS,
     LEVEL_MODELS,
@@ -75,7 +75,7 @@ __all__ = ["EXPERIMENT", "PERMUTATION_MODELS", "SHORT_NAMES", "check_settings", 
 FAMILY = "scan_order"
 #: The models of Fig. 2c (every permutation of their variables).
 PERMUTATION_MODELS = ("sequence_of_dependencies", "two_islands")
-#: Short model names in the claim ids of config/paper_claims.yaml (``he2016_table1_<model>_<scan>``).
+#: Short model names in the claim ids of config/claims/he2016.yaml (``he2016_table1_<model>_<scan>``).
 SHORT_NAMES = {
     "sequence_of_dependencies": "seqdep",
     "two_islands": "islands",
@@ -336,7 +336,7 @@ def exponents_table(details: pd.DataFrame, reduced: pd.DataFrame, paper: dict, s
         for scan in SCANS:
             claim_id = table1_id(name, scan)
             if claim_id not in paper:
-                raise SettingsError(f"config/paper_claims.yaml lacks the row {claim_id}")
+                raise SettingsError(f"config/claims/he2016.yaml lacks the row {claim_id}")
             paper_order = str(paper[claim_id]["paper_value"])
             alpha_p, beta_p = parse_order(paper_order)
             sources = [("full model", _table1_frame(details, name, scan))]
@@ -400,7 +400,7 @@ def exponents_markdown(table: pd.DataFrame, details: pd.DataFrame, settings: dic
         "both, the corrected fit widened by two standard errors, and the fit on the upper bounds where values are",
         "bracketed. Table 1's orders differ in exponent by at least 1/2: the verdict is 'reproduced' when the whole",
         "interval lies within 1/4 of the paper's exponent, 'not reproduced' when it lies entirely further, and",
-        "'inconclusive' when it straddles that line (criteria of config/paper_claims.yaml).",
+        "'inconclusive' when it straddles that line (criteria of config/claims/he2016.yaml).",
         "",
         "| model | scan | paper (Table 1) | ours: corrected fit | interval | local | fit n | t_mix at largest n | closed form | fit on | verdict |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -471,7 +471,7 @@ def _table1_details(r) -> dict:
 
 
 def build_claims(details, reduced, efficiency, island_mass, permutations, exponents, settings) -> dict:
-    """Measured side of every scan_order claim (the criteria are in ``config/paper_claims.yaml``).
+    """Measured side of every scan_order claim (the criteria are in ``config/claims/he2016.yaml``).
 
     Table 1: ``exponent_error_low`` / ``exponent_error_high``, the nearest and farthest distance of the
     exponents' intervals from the paper's order (:func:`dogs.counterexamples.growth.interval_errors`).
@@ -482,25 +482,25 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
     """
     claims = {}
     for _, r in exponents[exponents["primary"]].iterrows():
-        claims[r["claim_id"]] = measured(_table1_text(r), {"exponent_error_low": float(r["error_low"]),
+        claims[r["claim_id"]] = worded_in_code(_table1_text(r), {"exponent_error_low": float(r["error_low"]),
                                                            "exponent_error_high": float(r["error_high"])},
                                          **_table1_details(r))
     for _, r in exponents[~exponents["primary"]].iterrows():  # two islands on the full model, beside the reduced chain
-        claims[r["claim_id"]]["details"]["full_model"] = _table1_details(r)
-        claims[r["claim_id"]]["ours"] += (f"; full model (n = {r['fit_n_min']}..{r['fit_n_max']}): "
+        claims[r["claim_id"]]["quantities"]["full_model"] = _table1_details(r)
+        claims[r["claim_id"]]["quantities"]["text"] += (f"; full model (n = {r['fit_n_min']}..{r['fit_n_max']}): "
                                           f"{order_text(r['fitted_alpha'], r['fitted_beta'])}, {_interval_text(r)}")
 
     seq = details[details["model"] == "sequence_of_dependencies"]
     best = seq[seq["scan"] == "paper_best_order"].sort_values("n")
     hits = int((best["t_mix"] == best["n"]).sum())
-    claims["he2016_s31_best_one_sweep"] = measured(
+    claims["he2016_s31_best_one_sweep"] = worded_in_code(
         f"t_mix(x1..xn) = n at {hits} of {len(best)} values of n ({best['n'].min()}..{best['n'].max()}, "
         f"M = {settings['M_factor']:g} n)", {"share_exact": hits / len(best)}, n=best["n"].tolist(),
         t_mix=best["t_mix"].tolist())
     worst = seq[seq["scan"] == "paper_worst_order"].sort_values("n")
     formula = worst["n"] * (worst["n"] - 1) + 1
     hits = int((worst["t_mix"] == formula).sum())
-    claims["he2016_s31_worst_closed_form"] = measured(
+    claims["he2016_s31_worst_closed_form"] = worded_in_code(
         f"t_mix(xn..x1) = n(n-1)+1 at {hits} of {len(worst)} values of n ({worst['n'].min()}..{worst['n'].max()})",
         {"share_exact": hits / len(worst)}, n=worst["n"].tolist(), t_mix=worst["t_mix"].tolist())
 
@@ -517,7 +517,7 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
         n_e, eff = efficiency_at(weight)
         errors = [abs(eff["random"] / random - 1), abs(eff["best_systematic"] / best - 1),
                   abs(eff["worst_systematic"] * n_e / worst_times_n - 1)]
-        claims[key] = measured(
+        claims[key] = worded_in_code(
             f"random {eff['random']:.4f}, best {eff['best_systematic']:.4f}, worst {eff['worst_systematic']:.4f} = "
             f"{eff['worst_systematic'] * n_e:.3f}/n (n = {n_e}, bridge weight {weight:g}); largest relative "
             f"error {max(errors):.3f}", {"relative_error": max(errors)}, n=n_e, **{k: float(v) for k, v in eff.items()})
@@ -527,11 +527,11 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
     at = red[red["n"] == n_r].set_index("scan")["t_mix"].astype(float)
     ratio_best = at["random"] / at["best_systematic"]
     ratio_worst = at["worst_systematic"] / at["random"]
-    claims["he2016_s32_ratio_random_best"] = measured(
+    claims["he2016_s32_ratio_random_best"] = worded_in_code(
         f"t_mix(random)/t_mix(best) = {ratio_best:.3f} (reduced model, n = {n_r}, bridge weight "
         f"{settings['negligible_bridge_weight']:g})", {"relative_error": abs(ratio_best / 2 - 1)},
         ratio=float(ratio_best), n=n_r)
-    claims["he2016_s32_ratio_worst_random"] = measured(
+    claims["he2016_s32_ratio_worst_random"] = worded_in_code(
         f"t_mix(worst)/t_mix(random) = {ratio_worst:.2f} = {ratio_worst / (n_r / 2):.3f} x n/2 (reduced model, n = {n_r})",
         {"relative_error": abs(ratio_worst / (n_r / 2) - 1)}, ratio=float(ratio_worst), n=n_r)
 
@@ -539,7 +539,7 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
     if len(pyr):
         wide = pyr.pivot_table(index="n", columns="scan", values="t_mix")
         equal = int((wide["best_systematic"] == wide["worst_systematic"]).sum())
-        claims["he2016_s33_pyramid_all_orders_equal"] = measured(
+        claims["he2016_s33_pyramid_all_orders_equal"] = worded_in_code(
             f"min = max over all permutations at {equal} of {len(wide)} enumerated n "
             f"({', '.join(str(v) for v in wide.index)})", {"share_equal": equal / len(wide)}, n=wide.index.tolist())
 
@@ -547,7 +547,7 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
     small = small[small.groupby("model")["n"].rank(method="dense") <= 2]
     spread = small.groupby(["model", "n"])["t_mix"].agg(lambda t: t.max() / t.min())
     (model_max, n_max), largest = spread.idxmax(), float(spread.max())
-    claims["he2016_s4_order_matters_small"] = measured(
+    claims["he2016_s4_order_matters_small"] = worded_in_code(
         f"slowest/fastest of random, best and worst systematic scan at the two smallest n of each model: up to "
         f"{largest:.2f}x ({model_max.replace('_', ' ')}, n = {n_max}); "
         + ", ".join(f"{m.replace('_', ' ')} n = {n}: {v:.2f}x" for (m, n), v in spread.items()),
@@ -556,7 +556,7 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
     hit = {scan: _hitting(island_mass[island_mass["scan"] == scan], 0.5) for scan in SCANS}
     factor = hit["worst_systematic"] / max(hit["random"], hit["best_systematic"])
     n_b = int(island_mass["n"].iloc[0])
-    claims["he2016_s4_fig2b"] = measured(
+    claims["he2016_s4_fig2b"] = worded_in_code(
         f"updates until island y holds half its stationary mass: random {hit['random']:g}, best {hit['best_systematic']:g}, "
         f"worst {hit['worst_systematic']:g} ({factor:.1f}x slower; n = {n_b}, bridge weight "
         f"{settings['modified_bridge_weight']:g})", {"slowdown": factor}, **hit)
@@ -575,7 +575,7 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
             "fastest_over_random": float(t_s.min() / t_r),
         }
         fastest = int(np.sum(t_s == t_s.min()))
-        claims[key] = measured(
+        claims[key] = worded_in_code(
             f"{t_s.size} permutations (n = {n_p}): fastest {t_s.min():g} updates ({fastest} permutations), median "
             f"{median:g}, slowest {t_s.max():g}; random scan {t_r:g}. {shares['fraction_fast']:.1%} mix in at most "
             f"half the median time, {shares['fraction_slow']:.1%} take at least 1.5x the median; "
@@ -587,7 +587,7 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
 
 
 def load_scan_order_claims(path) -> dict:
-    """The paper's side of this family's claims: ``{id: row}`` from ``config/paper_claims.yaml``."""
+    """The paper's side of this family's claims: ``{id: row}`` from ``config/claims/he2016.yaml``."""
     return {row["id"]: row for row in load_paper_claims(path) if row["family"] == FAMILY}
 
 

@@ -544,13 +544,6 @@ def summarise(ctx):
 
 
 # --------------------------------------------------------------------------- claims
-def _fmt_seconds(seconds: float) -> str:
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
-        if seconds >= scale or unit == "ns":
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds:.3g} s"
-
-
 def _speedups(summary: dict, kind: str) -> list[tuple[int, float]]:
     """``[(sample points, speed-up)]`` of one curve (``measured`` or ``predicted``), increasing in points."""
     return [(int(n), summary["speedup"][n][kind]) for n in sorted(summary["speedup"], key=int)
@@ -558,63 +551,52 @@ def _speedups(summary: dict, kind: str) -> list[tuple[int, float]]:
 
 
 def build_claims(main: dict, small: dict, epsilon: pd.DataFrame | None = None) -> dict:
-    """Measured claims of the timing family (ids ``timing_e2e_*``); ``config/paper_claims.yaml`` judges them."""
+    """Measured claims of the timing family (ids ``timing_e2e_*``); ``config/claims/dogs.yaml`` judges and words them."""
     from dogs.claims import measured
 
     trials = main["trials"]
     setups = [t["setup_seconds"] for t in trials]
     claims = {
         "timing_e2e_setup_seconds": measured(
-            f"{_fmt_seconds(main['setup_seconds'])} on {main['n_vars']:,} variables (max over {len(trials)} trials "
-            f"{_fmt_seconds(max(setups))}; {main['machine']['cpu']})", main["setup_seconds"],
-            setup_seconds_trials=setups, parts=main["setup_parts"], loadavg=main["loadavg"]["setup"]),
+            main["setup_seconds"], setup_seconds_trials=setups, parts=main["setup_parts"],
+            loadavg=main["loadavg"]["setup"], n_vars=main["n_vars"], trials=len(trials), setup_seconds_max=max(setups),
+            cpu=main["machine"]["cpu"]),
         "timing_e2e_step_seconds": measured(
-            f"{_fmt_seconds(main['seconds_per_step_systematic'])} per systematic step, "
-            f"{_fmt_seconds(main['seconds_per_sample_point_systematic'])} per {main['systematic_length']:,}-step sample "
-            f"point incl. reset ({main['machine']['cpu']})", main["seconds_per_step_systematic"],
-            seconds_per_step_dogs=main["seconds_per_step_dogs"], loadavg=main["loadavg"]["systematic"]),
+            main["seconds_per_step_systematic"], seconds_per_step_dogs=main["seconds_per_step_dogs"],
+            loadavg=main["loadavg"]["systematic"],
+            seconds_per_sample_point=main["seconds_per_sample_point_systematic"],
+            systematic_length=main["systematic_length"], cpu=main["machine"]["cpu"]),
     }
     for key, summary in (("timing_e2e_dogs_length", main), ("timing_e2e_dogs_length_small", small)):
         trials = sorted(summary["trials"], key=lambda t: t["trial"])
         these = [t["dogs_length"] for t in trials]
         claims[key] = measured(
-            f"{these[0]} on our Fig. {2 if key == 'timing_e2e_dogs_length' else 11} grid (trial 0; bound "
-            f"{summary['dogs_bound']:.3g} <= eps {summary['systematic_bound']:.3g}; {summary['side']}x{summary['side']}, "
-            f"T = {summary['systematic_length']:,})"
-            + (f"; the independent grids of Fig. 10, for which the paper states nothing: {these[1:]}" if len(these) > 1
-               else ""),
             {"fig2_grid_length": these[0], "min_length": min(these), "max_length": max(these)}, dogs_length=these,
-            dogs_bound=summary["dogs_bound"], epsilon=summary["systematic_bound"])
+            dogs_bound=summary["dogs_bound"], epsilon=summary["systematic_bound"], side=summary["side"],
+            systematic_length=summary["systematic_length"], figure=2 if key == "timing_e2e_dogs_length" else 11,
+            other_grids=[these[1:]] if len(these) > 1 else [])
 
     for key, summary in (("timing_e2e_speedup", main), ("timing_e2e_speedup_small", small)):
         clocks = _speedups(summary, "measured")
         predicted = _speedups(summary, "predicted")
-        text = ", ".join(f"{v:.3g}x at {n}" for n, v in clocks)
         claims[key] = measured(
-            f"measured clocks, setup included: {text} (predicted from per-point times: "
-            + ", ".join(f"{v:.3g}x" for _, v in predicted) + f"; limit {summary['speedup_limit']:.3g}x)",
             {"speedup_first": clocks[0][1] if clocks else None, "speedup_last": clocks[-1][1] if clocks else None,
              "growth": clocks[-1][1] / clocks[0][1] if clocks else None},
-            speedup=summary["speedup"], speedup_limit=summary["speedup_limit"])
+            speedup=summary["speedup"], speedup_limit=summary["speedup_limit"],
+            measured_clocks=[{"points": n, "speedup": v} for n, v in clocks], predicted=[v for _, v in predicted])
 
     settle = main["settle"]
     ratios = [0.0 if t["dogs"] is None else (math.inf if t["systematic"] is None else t["systematic"] / t["dogs"])
               for t in settle["seconds"]]
-    text = ", ".join(f"{_fmt_seconds(t['systematic']) if t['systematic'] is not None else 'never'} vs "
-                     f"{_fmt_seconds(t['dogs']) if t['dogs'] is not None else 'never'}" for t in settle["seconds"])
     claims["dogs_s52_estimate_settles_faster"] = measured(
-        f"|running estimate of E[X_1]| stays <= {settle['level']:g} from wall-clock {text} (systematic vs DoGS, setup "
-        f"included, {len(ratios)} grids): DoGS {np.median(ratios):.3g}x sooner (median; smallest {min(ratios):.3g}x)",
-        {"min_ratio": float(min(ratios)), "median_ratio": float(np.median(ratios))}, settle=settle)
+        {"min_ratio": float(min(ratios)), "median_ratio": float(np.median(ratios))}, settle=settle,
+        grids=len(ratios), clocks=settle["seconds"])
 
     if epsilon is not None and len(epsilon) >= 2:
         ordered = epsilon.sort_values("factor", ascending=False)
         first, last = ordered.iloc[0], ordered.iloc[-1]
         drop = (abs(first["estimate"]) - abs(last["estimate"])) / math.hypot(first["std_error"], last["std_error"])
         claims["timing_b2_bias_reducible_by_epsilon"] = measured(
-            "; ".join(f"epsilon x {r['factor']:g}: DoGS length {int(r['dogs_length'])}, bias {r['estimate']:+.4f} ± "
-                      f"{r['std_error']:.4f} (Theorem 8: at most {r['theorem8_bound']:.3g})" for _, r in ordered.iterrows())
-            + f"; smallest vs largest epsilon: |bias| lower by {drop:.1f} standard errors",
             {"bias_drop_in_se": float(drop),
              "bias_ratio": float(abs(last["estimate"]) / abs(first["estimate"])) if first["estimate"] != 0 else None},
             rows=ordered.to_dict(orient="records"))
@@ -628,10 +610,8 @@ def build_claims(main: dict, small: dict, epsilon: pd.DataFrame | None = None) -
     within = sum(ok for ok, _ in rows)
     detected = sum(seen for _, seen in rows)
     claims["timing_e2e_dogs_bias"] = measured(
-        f"final DoGS estimate within 2x its bound (+3 s.e.) in {within}/{len(rows)} runs; bias detectable "
-        f"(|est| > 3 s.e.) in {detected}/{len(rows)}; main trial 0: {main['estimate_dogs'][0]:+.2g} "
-        f"± {main['estimate_dogs'][1]:.1g}", {"share_within_bound": within / len(rows)},
-        runs=len(rows), within_bound=within, detectable=detected)
+        {"share_within_bound": within / len(rows)}, runs=len(rows), within_bound=within, detectable=detected,
+        main_estimate=main["estimate_dogs"][0], main_std_error=main["estimate_dogs"][1])
     return claims
 
 

@@ -156,7 +156,7 @@ class StepContext:
 
         write_claims(self.output("claims"), self.family, claims, smoke=self.smoke)
         for key, value in claims.items():
-            self.log.info("%s: %s", key, value["ours"])
+            self.log.info("%s: %s", key, value["value"])
 
 
 Step = Callable[[StepContext], None]
