@@ -165,7 +165,7 @@ def benchmark_model(entry: dict, hmc_samples: int, repeats: int, seed: np.random
         "description": entry["description"],
         "n_vars": d,
         "n_edges": len(model.edges),
-        "budget": budget,
+        "budget": budget.as_dict(),
         "lbp": {
             "best_s_100_sweeps": min(lbp_times),
             "median_s_100_sweeps": float(np.median(lbp_times)),
