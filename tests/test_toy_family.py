@@ -1,7 +1,7 @@
 """A new experiment family is added the way the README's "How to add an experiment" says, and nothing else is edited.
 
-The toy family ``toy`` has one object, ``EXPERIMENT = Experiment("toy", __doc__, check=..., memory=..., work=...,
-not_scaling=...)``, registered in ``FAMILIES``; the guard then runs its cross-key check and its memory model, the
+The toy family ``toy`` has one object, ``EXPERIMENT = Experiment("toy", __doc__, check=..., memory=..., work=...)``,
+and a schema section whose keys that cost nothing say why (``x-not-scaling``); the guard then runs its cross-key check and its memory model, the
 time table lists its work, the key table lists its keys, and Snakemake plans (and runs) its rule from a rules file,
 a config section and a schema section of its own. Nothing under ``dogs.workflow`` names a family.
 """
@@ -53,10 +53,7 @@ def work_needed(s: dict) -> list[Work]:
     return [Work("toy_compute", {"toy.count": s["count"]})]
 
 
-NOT_SCALING = {"toy.low": "a level", "toy.high": "a level"}
-
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
-                        not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)
 
 
 @EXPERIMENT.step("compute")
@@ -71,8 +68,8 @@ if __name__ == "__main__":
 
 TOY_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["count", "low", "high"],
               "properties": {"count": {"type": "integer", "minimum": 1, "maximum": 10**15},
-                             "low": {"type": "integer", "minimum": 0, "maximum": 10**6},
-                             "high": {"type": "integer", "minimum": 0, "maximum": 10**6}}}
+                             "low": {"type": "integer", "minimum": 0, "maximum": 10**6, "x-not-scaling": "a level"},
+                             "high": {"type": "integer", "minimum": 0, "maximum": 10**6, "x-not-scaling": "a level"}}}
 TOY_SETTINGS = {"count": 10, "low": 1, "high": 5}
 
 TOY_RULES = '''
@@ -163,8 +160,9 @@ def test_the_key_table_lists_the_toy_keys(toy):
     experiment = families[-1]
     memory, work = keys_read(experiment, config["toy"])
     assert memory == work == {"toy.count"}
-    assert {"toy.low", "toy.high"} <= set(not_scaling(families))
-    table = scaling_table(yaml.safe_load(schema_path.read_text()), [config], families)
+    schema = yaml.safe_load(schema_path.read_text())
+    assert not_scaling(schema)["toy.low"] == not_scaling(schema)["toy.high"] == "a level"
+    table = scaling_table(schema, [config], families)
     assert "| toy | `count` | `count` | `high`, `low` |" in table
 
 

@@ -113,19 +113,7 @@ def work_needed(s: dict) -> list[Work]:
     ]
 
 
-#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
-NOT_SCALING = {
-    "loose_bounds.coupling": "a model parameter",
-    "loose_bounds.field": "a model parameter",
-    "loose_bounds.target": "a variable index",
-    "loose_bounds.scales[]": "looseness factors; their number is counted (loose_bounds.scales)",
-    "loose_bounds.bias.initial_state": "a spin value",
-    "loose_bounds.bias.speed_level": "a level of the summary",
-}
-
-
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
-                        not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)
 
 
 def build_model(cfg: dict) -> BinaryPairwiseMRF:
