@@ -33,13 +33,12 @@ Timings are machine-dependent by nature: they are reported, never asserted in te
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from dogs.benchmarks.gibbs import machine_info, timed
+from dogs.benchmarks.gibbs import machine_info, run_record, timed
 from dogs.io import write_json
 
 __all__ = ["SAMPLERS", "benchmark_model", "main", "models"]
@@ -244,13 +243,7 @@ def main(argv=None) -> dict:
     measured = {key: benchmark_model(entry, args.hmc_samples, args.repeats, run_seed)
                 for (key, entry), run_seed in zip(entries.items(), run_seeds)}
     result = {
-        "benchmark": "dogs.benchmarks.binary_samplers",
-        "command": " ".join([Path(sys.executable).name, "-m", "dogs.benchmarks.binary_samplers",
-                             *(argv if argv is not None else sys.argv[1:])]),
-        "seed": args.seed,
-        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-        "machine": info,
-        "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_record("dogs.benchmarks.binary_samplers", argv, args, info),
         "models": measured,
         "heatmap_projection": heatmap_projection(measured["ising_9x9_torus"], args.heatmap_settings,
                                                  args.heatmap_runs, info["numba_threads"]),

@@ -76,8 +76,22 @@ __all__ = [
     "bytes_per_site_update",
     "machine_info",
     "main",
+    "run_record",
     "timed",
 ]
+
+
+def run_record(module: str, argv, args, info: dict) -> dict:
+    """The head of a benchmark's result record: the module, its command line, seed and settings (the parsed
+    ``args``), the machine (``info``, :func:`machine_info`) and the UTC time."""
+    return {
+        "benchmark": module,
+        "command": " ".join([Path(sys.executable).name, "-m", module, *(argv if argv is not None else sys.argv[1:])]),
+        "seed": args.seed,
+        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "machine": info,
+        "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
 
 
 def machine_info() -> dict:
@@ -361,12 +375,7 @@ def main(argv=None) -> dict:
     roofline = {"achieved_gb_per_s": achieved,
                 "fraction_of_one_thread_copy": achieved / bandwidth["one_thread_gb_per_s"]}
     result = {
-        "benchmark": "dogs.benchmarks.gibbs",
-        "command": " ".join([Path(sys.executable).name, "-m", "dogs.benchmarks.gibbs", *(argv if argv is not None else sys.argv[1:])]),
-        "seed": args.seed,
-        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-        "machine": info,
-        "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_record("dogs.benchmarks.gibbs", argv, args, info),
         "grid": grid,
         "pgmpy_comparison": side_by_side,
         "bandwidth": bandwidth,

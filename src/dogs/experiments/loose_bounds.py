@@ -196,13 +196,18 @@ def _bias_by_scale(model, stored: dict, cfg: dict, scans, lengths, n_chains: int
     return pd.concat(frames, ignore_index=True)
 
 
+def _model_and_scans(ctx):
+    """The model and the stored DoGS scans (``{array name: array}``) that the bias steps sample."""
+    model = BinaryPairwiseMRF.from_npz(ctx.input("model"))
+    with np.load(ctx.input("dogs_scans")) as stored:
+        return model, dict(stored)
+
+
 @EXPERIMENT.step("compute-bias")
 def compute_bias(ctx):
     cfg = ctx.settings
     bias = cfg["bias"]
-    model = BinaryPairwiseMRF.from_npz(ctx.input("model"))
-    with np.load(ctx.input("dogs_scans")) as stored:
-        stored = dict(stored)
+    model, stored = _model_and_scans(ctx)
     frame = _bias_by_scale(model, stored, cfg, bias["scans"], length_grid(**bias["lengths"]), bias["n_chains"],
                            (ctx.seed, FAMILY, "bias"), ctx.log.info)
     write_csv(frame, ctx.output("bias"))
@@ -217,9 +222,7 @@ def compute_bias(ctx):
 def compute_bias_verdict(ctx):
     cfg = ctx.settings
     verdict = cfg["verdict"]
-    model = BinaryPairwiseMRF.from_npz(ctx.input("model"))
-    with np.load(ctx.input("dogs_scans")) as stored:
-        stored = dict(stored)
+    model, stored = _model_and_scans(ctx)
     frames = []
     for repetition in range(verdict["repetitions"]):
         ctx.log.info("repetition %d of %d (%d chains per T)", repetition + 1, verdict["repetitions"], verdict["n_chains"])
