@@ -1,5 +1,6 @@
 # The paper-vs-ours table, generated from the claims files of config/claims/ (one per paper, read in name order)
-# and every family's measured claims; the families skipped for an absent data set (NEEDS_DATA,
+# and every family's measured claims (CLAIM_FILES, read when the jobs are planned, so every rules file has appended
+# its own whatever the order of the includes); the families skipped for an absent data set (NEEDS_DATA,
 # rules/common.smk) are passed as settings.
 import glob
 
@@ -7,7 +8,7 @@ import glob
 rule paper_vs_ours_summarise:
     input:
         claims=sorted(glob.glob("config/claims/*.yaml")),
-        measured=CLAIM_FILES,
+        measured=lambda wildcards: CLAIM_FILES,
     output:
         md=result("paper_vs_ours/paper_vs_ours.md"),
         html=report(

@@ -103,10 +103,10 @@ def test_shared_workspace_is_cleared_and_changes_nothing(case):
     """Runs sharing one work space (length doubling, iterated DoGS) give exactly what fresh runs give, and
     every zero-filled array is zero again after each run, with and without early stopping and uniform steps."""
     from dogs.scans.dogs import _run_dogs, _Workspace
-    from dogs.scans.variation import _as_influence
+    from dogs.scans.checks import as_influence
 
     scan, weights, influence = build(case)
-    matrix = _as_influence(influence, scan.n_vars)
+    matrix = as_influence(influence, scan.n_vars)
     input_variation = dobrushin_variation(scan, weights, influence)
     epsilon = -np.inf if case["stop_fraction"] is None else case["stop_fraction"] * input_variation
     space = _Workspace(scan.n_vars)

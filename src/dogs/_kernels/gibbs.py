@@ -359,15 +359,15 @@ def _advance_with(site_fields, graph, h, scan, start, stop, spins, low, high, s0
     return s0, s1, s2, s3
 
 
-def _advance(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
+def advance(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
     """:func:`_advance_with` the field function of ``graph``'s layout (chosen by numba from its type).
 
     Compiled code only.
     """
-    raise TypeError("_advance runs inside numba kernels only")
+    raise TypeError("advance runs inside numba kernels only")
 
 
-@overload(_advance)
+@overload(advance)
 def _advance_for_layout(graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3):
     if isinstance(graph, types.Array) and isinstance(graph.dtype, types.Record):
         return lambda graph, h, scan, start, stop, spins, low, high, s0, s1, s2, s3: _advance_with(
@@ -412,11 +412,11 @@ def gibbs_chain(graph, h, scan, spins, rng_state, low, high, record_vars, record
     done = 0
     for r in range(record_times.size):
         stop = record_times[r]
-        s0, s1, s2, s3 = _advance(graph, h, scan, done, stop, spins, low, high, s0, s1, s2, s3)
+        s0, s1, s2, s3 = advance(graph, h, scan, done, stop, spins, low, high, s0, s1, s2, s3)
         done = stop
         for v in range(record_vars.size):
             recorded[r, v] = spins[record_vars[v]]
-    s0, s1, s2, s3 = _advance(graph, h, scan, done, scan.size, spins, low, high, s0, s1, s2, s3)
+    s0, s1, s2, s3 = advance(graph, h, scan, done, scan.size, spins, low, high, s0, s1, s2, s3)
     rng_state[0], rng_state[1], rng_state[2], rng_state[3] = s0, s1, s2, s3
 
 

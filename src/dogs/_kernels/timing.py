@@ -7,7 +7,7 @@ many independent sample points per scan and times them; calling
 allocation of a ``p``-vector to every point (about 10 µs, more than a whole 16-step DoGS point), so
 this kernel draws a *batch* of points in one call, reusing one state buffer:
 
-for each point ``k``: run the scan steps with :func:`dogs._kernels.gibbs._advance` (the very
+for each point ``k``: run the scan steps with :func:`dogs._kernels.gibbs.advance` (the very
 step of ``run_gibbs``, same exact fast decision), record ``out[k] = spins[target]``, then reset
 the state to all ``+1``.
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dogs._kernels.gibbs import _advance
+from dogs._kernels.gibbs import advance
 
 __all__ = ["draw_sample_points"]
 
@@ -69,7 +69,7 @@ def draw_sample_points(graph, h, scan, spins, rng_state, low, high, target, spar
     plus = np.int8(1)
     total = 0
     for k in range(out.size):
-        s0, s1, s2, s3 = _advance(graph, h, scan, 0, n_steps, spins, low, high, s0, s1, s2, s3)
+        s0, s1, s2, s3 = advance(graph, h, scan, 0, n_steps, spins, low, high, s0, s1, s2, s3)
         value = spins[target]
         out[k] = value
         total += value

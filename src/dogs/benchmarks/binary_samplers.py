@@ -33,13 +33,12 @@ Timings are machine-dependent by nature: they are reported, never asserted in te
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from dogs.benchmarks.gibbs import _timed, machine_info
+from dogs.benchmarks.gibbs import machine_info, run_record, timed
 from dogs.io import write_json
 
 __all__ = ["SAMPLERS", "benchmark_model", "main", "models"]
@@ -127,7 +126,7 @@ def benchmark_model(entry: dict, hmc_samples: int, repeats: int, seed: np.random
     budget = equal_cost_budget(d, travel_time_periods=entry["travel_time_periods"], n_hmc_samples=hmc_samples,
                                clique_size=entry["clique_size"])
     loopy_belief_propagation(model, max_iterations=1)  # warm-up
-    lbp_times = _timed(lambda: loopy_belief_propagation(model, max_iterations=100, tolerance=1e-300), repeats)
+    lbp_times = timed(lambda: loopy_belief_propagation(model, max_iterations=100, tolerance=1e-300), repeats)
     lbp = loopy_belief_propagation(model)
     lbp_marginals = np.clip(lbp.node_marginals, 1e-6, 1 - 1e-6)
     start_seed, run_seed = seed.spawn(2)
@@ -138,7 +137,7 @@ def benchmark_model(entry: dict, hmc_samples: int, repeats: int, seed: np.random
         run = _runner(kind, options, model, budget, lbp_marginals, initial_state, run_seed)
         run(5)  # JIT warm-up (or cache load)
         results = []
-        times = _timed(lambda: results.append(run(None)), repeats)
+        times = timed(lambda: results.append(run(None)), repeats)
         evaluations = results[-1].work.density_evaluations
         unit, count = _per_unit(kind, budget)
         best, median = min(times), float(np.median(times))
@@ -159,7 +158,7 @@ def benchmark_model(entry: dict, hmc_samples: int, repeats: int, seed: np.random
     run_many = lambda: annular_sampler(model, operator="gibbs", n_iterations=budget.annular_iterations,  # noqa: E731
                                        seed=run_seed, initial_state=initial_state, n_chains=chains)
     run_many()
-    many_times = _timed(run_many, repeats)
+    many_times = timed(run_many, repeats)
     single = rows["AAG + RB"]["best_s"]
     return {
         "description": entry["description"],
@@ -244,13 +243,7 @@ def main(argv=None) -> dict:
     measured = {key: benchmark_model(entry, args.hmc_samples, args.repeats, run_seed)
                 for (key, entry), run_seed in zip(entries.items(), run_seeds)}
     result = {
-        "benchmark": "dogs.benchmarks.binary_samplers",
-        "command": " ".join([Path(sys.executable).name, "-m", "dogs.benchmarks.binary_samplers",
-                             *(argv if argv is not None else sys.argv[1:])]),
-        "seed": args.seed,
-        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-        "machine": info,
-        "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_record("dogs.benchmarks.binary_samplers", argv, args, info),
         "models": measured,
         "heatmap_projection": heatmap_projection(measured["ising_9x9_torus"], args.heatmap_settings,
                                                  args.heatmap_runs, info["numba_threads"]),

@@ -76,7 +76,22 @@ __all__ = [
     "bytes_per_site_update",
     "machine_info",
     "main",
+    "run_record",
+    "timed",
 ]
+
+
+def run_record(module: str, argv, args, info: dict) -> dict:
+    """The head of a benchmark's result record: the module, its command line, seed and settings (the parsed
+    ``args``), the machine (``info``, :func:`machine_info`) and the UTC time."""
+    return {
+        "benchmark": module,
+        "command": " ".join([Path(sys.executable).name, "-m", module, *(argv if argv is not None else sys.argv[1:])]),
+        "seed": args.seed,
+        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "machine": info,
+        "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
 
 
 def machine_info() -> dict:
@@ -107,7 +122,8 @@ def _grid_with_uniform_couplings(side: int, rng: np.random.Generator, max_coupli
     return grid_model(side, side, rng.uniform(0.0, max_coupling, n_edges), 0.0)
 
 
-def _timed(function, repeats: int) -> list[float]:
+def timed(function, repeats: int) -> list[float]:
+    """Wall-clock seconds of ``repeats`` calls of ``function()`` (``time.perf_counter``), one per call."""
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -140,7 +156,7 @@ def benchmark_grid(side: int, repeats: int, seed: np.random.SeedSequence) -> dic
     setup = time.perf_counter() - start
     run_gibbs(model, systematic_scan(model.n_vars, 10), seed=run_seed)  # JIT warm-up (or cache load)
     sample_point = lambda: run_gibbs(model, scan, seed=run_seed, initial_state=1)  # noqa: E731
-    times = _timed(sample_point, repeats)
+    times = timed(sample_point, repeats)
     return {
         "model": f"open {side}x{side} grid, theta ~ U[0, 0.25], zero field",
         "scan": "systematic (row-major)",
@@ -184,7 +200,7 @@ def benchmark_bandwidth(repeats: int, n_bytes: int = 2**28) -> dict:
     out = {"array_bytes": int(source.nbytes), "threads": numba.get_num_threads()}
     for name, kernel in (("one_thread", copy_serial), ("all_threads", copy_parallel)):
         kernel(source, target)  # JIT and first touch
-        seconds = min(_timed(lambda: kernel(source, target), repeats))
+        seconds = min(timed(lambda: kernel(source, target), repeats))
         out[f"{name}_gb_per_s"] = 2 * source.nbytes / seconds / 1e9
     return out
 
@@ -205,7 +221,7 @@ def benchmark_many_chains(side: int, n_chains: int, sweeps: int, repeats: int, s
         for label, threads in (("one_thread", 1), ("all_threads", threads_all)):
             numba.set_num_threads(threads)
             run_gibbs(model, systematic_scan(model.n_vars, 10), seed=0, n_chains=n_chains)  # warm-up
-            best = min(_timed(lambda: run_gibbs(model, scan, seed=1, n_chains=n_chains, initial_state=1), repeats))
+            best = min(timed(lambda: run_gibbs(model, scan, seed=1, n_chains=n_chains, initial_state=1), repeats))
             rates[label] = updates / best
     finally:
         numba.set_num_threads(threads_all)
@@ -259,20 +275,20 @@ def benchmark_pgmpy(side: int, sweeps: int, repeats: int, seed: np.random.SeedSe
             sampler.sample(start_state=all_plus, size=sweeps + 1)
 
     pgmpy_run()  # warm-up
-    pgmpy_times = _timed(pgmpy_run, repeats)
+    pgmpy_times = timed(pgmpy_run, repeats)
     n_updates = sweeps * p
 
     scan = systematic_scan(p, n_updates)
     every_sweep = np.arange(0, n_updates + 1, p)
     ours_run = lambda: run_gibbs(model, scan, seed=run_seed, record_vars=np.arange(p), record_times=every_sweep)  # noqa: E731
     ours_run()
-    ours_times = _timed(ours_run, max(repeats, 5))
+    ours_times = timed(ours_run, max(repeats, 5))
 
     long_updates = 10**6 // p * p
     long_scan = systematic_scan(p, long_updates)
     long_run = lambda: run_gibbs(model, long_scan, seed=run_seed)  # noqa: E731
     long_run()
-    long_times = _timed(long_run, max(repeats, 5))
+    long_times = timed(long_run, max(repeats, 5))
 
     pgmpy_us = min(pgmpy_times) / n_updates * 1e6
     ours_us = min(ours_times) / n_updates * 1e6
@@ -359,12 +375,7 @@ def main(argv=None) -> dict:
     roofline = {"achieved_gb_per_s": achieved,
                 "fraction_of_one_thread_copy": achieved / bandwidth["one_thread_gb_per_s"]}
     result = {
-        "benchmark": "dogs.benchmarks.gibbs",
-        "command": " ".join([Path(sys.executable).name, "-m", "dogs.benchmarks.gibbs", *(argv if argv is not None else sys.argv[1:])]),
-        "seed": args.seed,
-        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-        "machine": info,
-        "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_record("dogs.benchmarks.gibbs", argv, args, info),
         "grid": grid,
         "pgmpy_comparison": side_by_side,
         "bandwidth": bandwidth,

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from dogs.counterexamples.mixing import NAMED, SCANS
-from dogs.counterexamples.models import ScanOrderModel, _check_n, _check_positive
+from dogs.counterexamples.models import ScanOrderModel, check_n, check_positive
 from dogs.exact.chains import evolve, mixing_time
 
 __all__ = [
@@ -127,8 +127,8 @@ class ReducedTwoIslands:
 
 def reduced_two_islands(n: int, bridge_weight: float = 1.0) -> ReducedTwoIslands:
     """Build :class:`ReducedTwoIslands` for ``n`` variables per island."""
-    n = _check_n("two_islands", n)
-    w_b = _check_positive(bridge_weight, "bridge_weight")
+    n = check_n("two_islands", n)
+    w_b = check_positive(bridge_weight, "bridge_weight")
     stay_on_bridge = w_b / (1.0 + w_b)
     to_bridge = stay_on_bridge / (2.0**n - 1.0)
     kernel_x = np.array([[1 - to_bridge, to_bridge, 0.0], [1 - stay_on_bridge, stay_on_bridge, 0.0], [0.0, 0.0, 1.0]])

@@ -82,7 +82,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
 from dogs._kernels.chains import band_steps
-from dogs.counterexamples.models import ScanOrderModel, _check_n, _check_positive, _soft_window, model_M
+from dogs.counterexamples.models import ScanOrderModel, check_n, check_positive, model_M, soft_window
 
 __all__ = [
     "LEVEL_MODELS",
@@ -174,8 +174,8 @@ def _kernel(rates: dict, n_levels: int) -> sp.csr_matrix:
 
 def memorize_and_repeat_levels(n: int, M: float, n_cycles: int | None = None) -> LevelChain:
     """The exact level chain of memorize and repeat (module docstring): :math:`2nC + 1` levels."""
-    n = _check_n("memorize_and_repeat", n)
-    M = _check_positive(M, "M")
+    n = check_n("memorize_and_repeat", n)
+    M = check_positive(M, "M")
     cycles = n if n_cycles is None else int(n_cycles)
     if cycles < 1:
         raise ValueError(f"n_cycles must be a positive integer, got {n_cycles!r}")
@@ -232,9 +232,9 @@ def _soft_counts(n: int, window: int) -> tuple[np.ndarray, np.ndarray]:
 
 def soft_dependencies_levels(n: int, M: float, window: int | None = None) -> LevelChain:
     """The bracketing level chains of soft dependencies (module docstring): :math:`2n` levels."""
-    n = _check_n("soft_dependencies", n)
-    M = _check_positive(M, "M")
-    window = _soft_window(n, window)
+    n = check_n("soft_dependencies", n)
+    M = check_positive(M, "M")
+    window = soft_window(n, window)
     n_levels = 2 * n
     a, b = M / (1 + M), 1 / (1 + M)
     up_slow, up_fast = np.zeros(n_levels), np.zeros(n_levels)
@@ -263,7 +263,7 @@ def level_chain(name: str, n: int, *, M_factor: float = 10.0) -> LevelChain:
     """The level chain of an App. A model with :math:`M` as :func:`~dogs.counterexamples.models.make_model` sets it."""
     if name not in LEVEL_MODELS:
         raise ValueError(f"model must be one of {LEVEL_MODELS} for a level chain, got model={name!r}")
-    M = model_M(name, _check_n(name, n), M_factor)
+    M = model_M(name, check_n(name, n), M_factor)
     return memorize_and_repeat_levels(n, M) if name == "memorize_and_repeat" else soft_dependencies_levels(n, M)
 
 

@@ -94,6 +94,9 @@ __all__ = [
     "memorize_and_repeat",
     "soft_dependencies",
     "definition_log_weights",
+    "check_n",
+    "check_positive",
+    "soft_window",
     "soft_prefix_accepted",
     "state_count",
     "state_space_binary",
@@ -194,7 +197,8 @@ class ScanOrderModel:
         return " ".join(self.variable_names[i] for i in order)
 
 
-def _check_n(name, n):
+def check_n(name, n):
+    """``n`` as an ``int``, refused unless it is an integer of at least ``MIN_N[name]`` (the model ``name``)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise ValueError(f"n must be an integer for {name}, got {n!r}")
     if n < MIN_N[name]:
@@ -202,7 +206,8 @@ def _check_n(name, n):
     return int(n)
 
 
-def _check_positive(value, key):
+def check_positive(value, key):
+    """``value`` as a ``float``, refused unless it is a finite positive number; messages name ``key``."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not value > 0 or not np.isfinite(value):
         raise ValueError(f"{key} must be a finite positive number, got {value!r}")
     return float(value)
@@ -251,8 +256,8 @@ def sequence_of_dependencies(n: int, M: float) -> ScanOrderModel:
     Best systematic scan :math:`x_1, \dots, x_n`; worst :math:`x_n, \dots, x_1`
     (paper: :math:`t_{mix} = n` and :math:`n(n-1) + 1` for large :math:`M`).
     """
-    n = _check_n("sequence_of_dependencies", n)
-    M = _check_positive(M, "M")
+    n = check_n("sequence_of_dependencies", n)
+    M = check_positive(M, "M")
     states = np.tril(np.ones((n + 1, n), dtype=np.int64), k=-1)  # row k: first k variables true
     exponents = states.sum(axis=1)
     return _finish(
@@ -276,8 +281,8 @@ def two_islands(n: int, bridge_weight: float = 1.0) -> ScanOrderModel:
     Random-scan starts: one state per orbit of the relabellings within the blocks and the
     swap of the blocks (the first :math:`k` x-variables true, :math:`k = 0..n`).
     """
-    n = _check_n("two_islands", n)
-    w_b = _check_positive(bridge_weight, "bridge_weight")
+    n = check_n("two_islands", n)
+    w_b = check_positive(bridge_weight, "bridge_weight")
     half = state_space_binary(n)
     zeros = np.zeros_like(half)
     states = np.vstack([np.hstack([half, zeros]), np.hstack([zeros[1:], half[1:]])])
@@ -313,7 +318,7 @@ def discrete_pyramid(n: int) -> ScanOrderModel:
     Every relabelling of the variables leaves it invariant, so all systematic scans mix alike
     (paper: :math:`O(n^3)`; random scan :math:`O(n)`).
     """
-    n = _check_n("discrete_pyramid", n)
+    n = check_n("discrete_pyramid", n)
     states = np.vstack([np.zeros((1, n), dtype=np.int64), np.eye(n, dtype=np.int64)])
     return _finish(
         "discrete_pyramid", n, [2] * n, states, np.zeros(n + 1),
@@ -348,8 +353,8 @@ def memorize_and_repeat(n: int, M: float, n_cycles: int | None = None, *, max_st
     mix alike (paper: :math:`O(n^2)`; random scan :math:`O(n^3)`). Random-scan starts: the states
     with non-decreasing values (one per orbit).
     """
-    n = _check_n("memorize_and_repeat", n)
-    M = _check_positive(M, "M")
+    n = check_n("memorize_and_repeat", n)
+    M = check_positive(M, "M")
     cycles = n if n_cycles is None else n_cycles
     if isinstance(cycles, bool) or not isinstance(cycles, (int, np.integer)) or cycles < 1:
         raise ValueError(f"n_cycles must be a positive integer, got {n_cycles!r}")
@@ -386,7 +391,8 @@ def memorize_and_repeat(n: int, M: float, n_cycles: int | None = None, *, max_st
 # soft dependencies
 
 
-def _soft_window(n, window):
+def soft_window(n, window):
+    """The window of soft dependencies: ``window`` checked as a non-negative integer, ``isqrt(n)`` when ``None``."""
     if window is None:
         return math.isqrt(n)
     if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 0:
@@ -432,9 +438,9 @@ def soft_dependencies(n: int, M: float, window: int | None = None, *, max_states
     model is invariant under the cyclic relabelling :math:`x_i \to x_{i+1 \bmod n}`; random-scan
     starts are the states that are lexicographically least in their rotation orbit.
     """
-    n = _check_n("soft_dependencies", n)
-    M = _check_positive(M, "M")
-    window = _soft_window(n, window)
+    n = check_n("soft_dependencies", n)
+    M = check_positive(M, "M")
+    window = soft_window(n, window)
     _check_max_states("soft_dependencies", n, state_count("soft_dependencies", n), max_states)
     prefixes = _accepted_prefixes(n, window, max_states)
     rows, expo = [], []
@@ -489,7 +495,7 @@ def state_count(name: str, n: int, *, n_cycles: int | None = None) -> int:
     """
     if name not in MODEL_NAMES:
         raise ValueError(f"model must be one of {MODEL_NAMES}, got model={name!r}")
-    n = _check_n(name, n)
+    n = check_n(name, n)
     if name in ("sequence_of_dependencies", "discrete_pyramid"):
         return n + 1
     if name == "two_islands":
@@ -512,8 +518,8 @@ def model_M(name: str, n: int, M_factor: float) -> float:
     (sequence of dependencies), :math:`2n^2` (memorize and repeat); soft dependencies (ours, see the
     module docstring) :math:`M = c\,(2n - 1)\,n^2`.
     """
-    n = _check_n(name, n)
-    c = _check_positive(M_factor, "M_factor")
+    n = check_n(name, n)
+    c = check_positive(M_factor, "M_factor")
     if name == "sequence_of_dependencies":
         return c * n
     if name == "memorize_and_repeat":
@@ -532,7 +538,7 @@ def make_model(name: str, n: int, *, M_factor: float = 10.0, bridge_weight: floa
     """
     if name not in MODEL_NAMES:
         raise ValueError(f"model must be one of {MODEL_NAMES}, got model={name!r}")
-    n = _check_n(name, n)
+    n = check_n(name, n)
     M = model_M(name, n, M_factor)
     _check_max_states(name, n, state_count(name, n), max_states)
     if name == "sequence_of_dependencies":
@@ -601,11 +607,11 @@ def soft_prefix_accepted(prefix, n: int, window: int | None = None) -> bool:
     App. A.3: for every :math:`k`, at most ``window`` (default :math:`\lfloor\sqrt n\rfloor`) variables not
     among :math:`a_1..a_{k+1}` lie strictly between :math:`a_k` and :math:`a_{k+1}` going forward mod ``n``.
     """
-    n = _check_n("soft_dependencies", n)
+    n = check_n("soft_dependencies", n)
     prefix = [int(v) for v in prefix]
     if len(set(prefix)) != len(prefix) or any(not 0 <= v < n for v in prefix):
         raise ValueError(f"prefix must list distinct variables in 0..{n - 1}, got {prefix}")
-    return _soft_accepted(prefix, n, _soft_window(n, window))
+    return _soft_accepted(prefix, n, soft_window(n, window))
 
 
 def _soft_accepted(perm, n, window) -> bool:

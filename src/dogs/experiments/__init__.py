@@ -2,27 +2,37 @@
 
 Every family module holds one :class:`~dogs.workflow.shell.Experiment` object, ``EXPERIMENT``: its steps, its
 cross-key checks, its memory and work models. :data:`FAMILIES` is the one list of them that the workflow reads (the
-Snakefile's guard and time table, the rules' memory requests, ``python -m dogs.experiments table``); a new family is
-registered by adding its module to :func:`registered_families`. The modules are imported on first use of
-:data:`FAMILIES`, so a step (``python -m dogs.experiments.<family>``) imports its own family only.
+Snakefile's guard and time table, the rules' memory requests, ``python -m dogs.experiments table``). It is found,
+not kept by hand: every module of this package whose ``EXPERIMENT`` has a config section, in the alphabetical order
+of the module names (the order of the README's key table and of ties in the time table). A new family is a new
+module; nothing here names it. The modules are imported on first use of :data:`FAMILIES`, so a step
+(``python -m dogs.experiments.<family>``) imports its own family only.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
+import pkgutil
 
 __all__ = ["FAMILIES", "estimate_memory", "family", "registered_families"]
 
 
 @functools.cache
 def registered_families() -> tuple:
-    """The experiment object of every family, in the order of the README's key table (and of ties in the time
-    table). A new family adds its module here."""
-    from dogs.experiments import (annular_ising, benchmarks, boltzmann, ising10, ising40, loose_bounds, mcmc_mle, msrc,
-                                  scan_order, timing)
+    """The experiment object of every family: the ``EXPERIMENT`` of each module of this package that has one with a
+    config section (the paper-vs-ours table's has none: it reads the families' claims, not a config section), in
+    the alphabetical order of the module names."""
+    from dogs.workflow.shell import Experiment
 
-    return tuple(module.EXPERIMENT for module in (ising10, ising40, loose_bounds, timing, benchmarks, scan_order,
-                                                  mcmc_mle, annular_ising, boltzmann, msrc))
+    found = []
+    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name):
+        if module_info.name.startswith("_") or module_info.ispkg:
+            continue
+        experiment = getattr(importlib.import_module(f"{__name__}.{module_info.name}"), "EXPERIMENT", None)
+        if isinstance(experiment, Experiment) and experiment.config_section is not None:
+            found.append(experiment)
+    return tuple(found)
 
 
 def __getattr__(name: str):

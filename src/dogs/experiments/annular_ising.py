@@ -115,17 +115,7 @@ def work_needed(s: dict) -> list[Work]:
     ]
 
 
-#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
-NOT_SCALING = {
-    "annular_ising.lbp.tolerance": "a tolerance (LBP's iterations are capped by annular_ising.lbp.max_iterations, "
-                                   "counted)",
-    "annular_ising.high_strength": "a level of the summary",
-    "annular_ising.high_strength_zero_bias": "a level of the summary",
-}
-
-
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
-                        not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)
 
 
 def setting_model(side: int, strength: float, bias_scale: float, seed: np.random.SeedSequence):

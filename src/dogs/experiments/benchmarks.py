@@ -40,14 +40,4 @@ def work_needed(s: dict) -> list[Work]:
     ]
 
 
-#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
-NOT_SCALING = {
-    "benchmarks.heatmap_settings": "the benchmark projects a run time from it; nothing runs that many times",
-    "benchmarks.heatmap_runs": "the benchmark projects a run time from it; nothing runs that many times",
-    "benchmarks.scaling_sides[]": "the scaling benchmark is not part of `all` (target `scaling`); it skips every "
-                                  "side that would not fit the memory available",
-    "benchmarks.scaling_repeats": "the scaling benchmark is not part of `all` (target `scaling`)",
-}
-
-
-EXPERIMENT = Experiment(FAMILY, __doc__, memory=memory_needed, work=work_needed, not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, memory=memory_needed, work=work_needed)

@@ -163,20 +163,7 @@ def work_needed(s: dict) -> list[Work]:
     return out
 
 
-#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
-NOT_SCALING = {
-    "boltzmann.proposal_variance": "a model parameter",
-    "boltzmann.datasets.*.prior.variance": "a model parameter",
-    "boltzmann.datasets.*.start.variance": "a model parameter",
-    "boltzmann.variants.*.prior.variance": "a model parameter",
-    "boltzmann.variants.*.start.variance": "a model parameter",
-    "boltzmann.within": "a level of the summary",
-    "boltzmann.synthetic_bias": "a model parameter",
-}
-
-
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
-                        not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)
 
 
 def dataset_settings(settings: dict, name: str) -> dict:

@@ -88,19 +88,7 @@ def work_needed(s: dict) -> list[Work]:
     ]
 
 
-#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
-NOT_SCALING = {
-    "ising10.budget_levels[]": "levels of the summary",
-    "ising10.field_values[]": "model parameters",
-    "ising10.coupling_range[]": "model parameters",
-    "ising10.max_iterations": "a cap: iterated DoGS stops at its first run that does not improve (a few runs)",
-    "ising10.measure.replicates[]": "replicate numbers; their count is counted (ising10.measure.replicates)",
-    "ising10.measure.initial_state": "a spin value",
-}
-
-
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
-                        not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)
 
 
 def make_model(side: int, field_values, coupling_range, rng: np.random.Generator) -> BinaryPairwiseMRF:

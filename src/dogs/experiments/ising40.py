@@ -98,23 +98,7 @@ def work_needed(s: dict) -> list[Work]:
     return out
 
 
-#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
-NOT_SCALING = {
-    "ising40.target": "a variable index",
-    "ising40.max_iterations": "a cap: iterated DoGS stops at its first run that does not improve (a few runs)",
-    "ising40.models.open.coupling": "a model parameter",
-    "ising40.models.open.field": "a model parameter",
-    "ising40.models.open.segments[]": "fractions of a scan for the frequency maps",
-    "ising40.models.torus.coupling": "a model parameter",
-    "ising40.models.torus.field": "a model parameter",
-    "ising40.models.torus.segments[]": "fractions of a scan for the frequency maps",
-    "ising40.bias.initial_state": "a spin value",
-    "ising40.bias.speed_level": "a level of the summary",
-}
-
-
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
-                        not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)
 
 
 def _model_name(ctx) -> str:

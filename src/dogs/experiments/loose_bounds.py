@@ -113,19 +113,7 @@ def work_needed(s: dict) -> list[Work]:
     ]
 
 
-#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
-NOT_SCALING = {
-    "loose_bounds.coupling": "a model parameter",
-    "loose_bounds.field": "a model parameter",
-    "loose_bounds.target": "a variable index",
-    "loose_bounds.scales[]": "looseness factors; their number is counted (loose_bounds.scales)",
-    "loose_bounds.bias.initial_state": "a spin value",
-    "loose_bounds.bias.speed_level": "a level of the summary",
-}
-
-
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
-                        not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)
 
 
 def build_model(cfg: dict) -> BinaryPairwiseMRF:
@@ -208,13 +196,18 @@ def _bias_by_scale(model, stored: dict, cfg: dict, scans, lengths, n_chains: int
     return pd.concat(frames, ignore_index=True)
 
 
+def _model_and_scans(ctx):
+    """The model and the stored DoGS scans (``{array name: array}``) that the bias steps sample."""
+    model = BinaryPairwiseMRF.from_npz(ctx.input("model"))
+    with np.load(ctx.input("dogs_scans")) as stored:
+        return model, dict(stored)
+
+
 @EXPERIMENT.step("compute-bias")
 def compute_bias(ctx):
     cfg = ctx.settings
     bias = cfg["bias"]
-    model = BinaryPairwiseMRF.from_npz(ctx.input("model"))
-    with np.load(ctx.input("dogs_scans")) as stored:
-        stored = dict(stored)
+    model, stored = _model_and_scans(ctx)
     frame = _bias_by_scale(model, stored, cfg, bias["scans"], length_grid(**bias["lengths"]), bias["n_chains"],
                            (ctx.seed, FAMILY, "bias"), ctx.log.info)
     write_csv(frame, ctx.output("bias"))
@@ -229,9 +222,7 @@ def compute_bias(ctx):
 def compute_bias_verdict(ctx):
     cfg = ctx.settings
     verdict = cfg["verdict"]
-    model = BinaryPairwiseMRF.from_npz(ctx.input("model"))
-    with np.load(ctx.input("dogs_scans")) as stored:
-        stored = dict(stored)
+    model, stored = _model_and_scans(ctx)
     frames = []
     for repetition in range(verdict["repetitions"]):
         ctx.log.info("repetition %d of %d (%d chains per T)", repetition + 1, verdict["repetitions"], verdict["n_chains"])

@@ -83,21 +83,7 @@ def work_needed(s: dict) -> list[Work]:
     return out
 
 
-#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
-NOT_SCALING = {
-    "mcmc_mle.regularizer": "a model parameter",
-    "mcmc_mle.radius": "a model parameter",
-    "mcmc_mle.step_size": "a step size",
-    "mcmc_mle.initial_state": "a spin value",
-    "mcmc_mle.epsilon": "an early-stopping level (the DoGS scan is at most as long as the uniform one it starts from)",
-    "mcmc_mle.accuracy_level": "a level of the summary",
-    "mcmc_mle.smoothing_window": "a window of the summary",
-    "mcmc_mle.exact_tolerance": "a tolerance (the exact optimum's iterations on 2^p states are counted per model)",
-}
-
-
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
-                        not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)
 
 
 def model_settings(settings: dict, name: str) -> dict:

@@ -113,18 +113,7 @@ def work_needed(s: dict) -> list[Work]:
     ]
 
 
-#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
-NOT_SCALING = {
-    "msrc.sigma": "a model parameter",
-    "msrc.colour.saturation_floor": "a feature threshold",
-    "msrc.plsa.smoothing": "a smoothing weight",
-    "msrc.chains_reported[]": "subsets of the first n chains re-labelled from the stored draws (n at most "
-                              "msrc.chains, which the estimates read)",
-}
-
-
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
-                        not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)
 
 
 def selected_names(archive: MSRCArchive, per_group) -> list[str]:

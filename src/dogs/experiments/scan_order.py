@@ -160,24 +160,7 @@ def work_needed(s: dict) -> list[Work]:
     ]
 
 
-#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
-NOT_SCALING = {
-    "scan_order.epsilon": "the TV threshold (t_mix grows as log 1/epsilon, bounded by the schema's range)",
-    "scan_order.bridge_weight": "a model parameter",
-    "scan_order.modified_bridge_weight": "a model parameter",
-    "scan_order.negligible_bridge_weight": "a model parameter",
-    "scan_order.enumerate_max_variables": "a cap (at most 9! permutations, schema maximum)",
-    "scan_order.enumerate_max_states": "a cap on the models whose permutations are enumerated (at most 9 variables)",
-    "scan_order.fit_fraction": "a share of the fitted points",
-    "scan_order.M_factor": "measured: t_mix and the run time do not grow with M (M_factor 10 to 10^5 at n = 16: the "
-                           "same t_mix within 1%, no more CPU seconds); the schema bounds it at 10^6",
-    "scan_order.reduced_two_islands_n[]": "measured: the reduced chain's exact t_mix takes 0.01 s of CPU at n = 32; "
-                                          "the schema bounds n at 32 (beyond, double precision cannot resolve it)",
-}
-
-
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
-                        not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)
 
 
 def _write_table(frame: pd.DataFrame, path, ctx, extra=None) -> None:

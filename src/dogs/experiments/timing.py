@@ -142,23 +142,8 @@ def work_needed(s: dict) -> list[Work]:
     ]
 
 
-#: Numeric keys that neither cost model reads, with the reason (``tests/test_guard.py`` checks the list).
-NOT_SCALING = {
-    "timing.max_coupling": "a model parameter",
-    "timing.doubling_start": "first length of the doubling search, which stops at the DoGS length (16 at paper scale)",
-    "timing.checkpoints_per_decade": "points of the running estimate recorded per decade of sample count (logarithmic)",
-    "timing.speedup_samples[]": "numbers of sample points at which the measured speed-up curve is read (no sampling)",
-    "timing.settle_level": "a level of the summary",
-    "timing.target_setup_seconds": "an engineering target, reported",
-    "timing.target_step_seconds": "an engineering target, reported",
-    "timing.target_point_seconds": "an engineering target, reported",
-    "timing.epsilon_factors[]": "early-stopping levels; their number is counted (timing.epsilon_factors)",
-}
-
-
 # Every other key is checked on its own by config/schema.yaml (the shell).
-EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed,
-                        not_scaling=NOT_SCALING)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)
 
 
 def check_side_and_trial(settings: dict, side: int, trial: int | None = None) -> None:

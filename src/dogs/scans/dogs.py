@@ -61,7 +61,8 @@ import numpy as np
 from dogs._kernels.dogs import clear_workspace, dogs_backward, dogs_forward
 from dogs._kernels.variation import tree_offsets
 from dogs.scans.base import UNIFORM, Scan
-from dogs.scans.variation import _as_epsilon, _as_influence, _as_scan, _as_weights, _Influence, lazy_zeros, support_of
+from dogs.scans.checks import Influence, as_epsilon, as_influence, as_scan, as_weights
+from dogs.scans.variation import lazy_zeros, support_of
 
 __all__ = [
     "DoGSResult",
@@ -206,7 +207,7 @@ class _Workspace:
             setattr(self, name, buffer[starts[name]:starts[name] + count * np.dtype(dtype).itemsize].view(dtype))
 
 
-def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: _Influence, epsilon: float, started: float,
+def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: Influence, epsilon: float, started: float,
               support: np.ndarray | None = None, workspace: _Workspace | None = None):
     """Algorithm 2 on validated inputs (``epsilon = -inf``: no early stopping); ``support`` = ``support_of(d)``.
 
@@ -285,10 +286,10 @@ def dogs_scan(input_scan: Scan, weights, influence, epsilon: float | None = None
     ``(w_i, -d_i, i)`` (see the module docstring). DoGS §4, Algorithm 2.
     """
     started = time.perf_counter()
-    input_scan = _as_scan(input_scan, "input_scan")
-    matrix = _as_influence(influence, input_scan.n_vars)
-    d = _as_weights(weights, input_scan.n_vars)
-    eps = _as_epsilon(epsilon)
+    input_scan = as_scan(input_scan, "input_scan")
+    matrix = as_influence(influence, input_scan.n_vars)
+    d = as_weights(weights, input_scan.n_vars)
+    eps = as_epsilon(epsilon)
     return _run_dogs(input_scan.indices, input_scan.n_vars, d, matrix, eps, started)
 
 
@@ -318,10 +319,10 @@ def iterated_dogs(
         The best scan, its variation, and the variation after every run.
     """
     started = time.perf_counter()
-    input_scan = _as_scan(input_scan, "input_scan")
-    matrix = _as_influence(influence, input_scan.n_vars)
-    d = _as_weights(weights, input_scan.n_vars)
-    eps = _as_epsilon(epsilon)
+    input_scan = as_scan(input_scan, "input_scan")
+    matrix = as_influence(influence, input_scan.n_vars)
+    d = as_weights(weights, input_scan.n_vars)
+    eps = as_epsilon(epsilon)
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, numbers.Integral):
         raise TypeError(f"max_iterations must be an integer, got {type(max_iterations).__name__}")
     if max_iterations < 1:
@@ -390,10 +391,10 @@ def length_doubling_dogs(
         (the message lists every length tried and its variation).
     """
     started = time.perf_counter()
-    input_scan = _as_scan(input_scan, "input_scan")
-    matrix = _as_influence(influence, input_scan.n_vars)
-    d = _as_weights(weights, input_scan.n_vars)
-    eps = _as_epsilon(epsilon, allow_none=False)
+    input_scan = as_scan(input_scan, "input_scan")
+    matrix = as_influence(influence, input_scan.n_vars)
+    d = as_weights(weights, input_scan.n_vars)
+    eps = as_epsilon(epsilon, allow_none=False)
     if isinstance(start_length, bool) or not isinstance(start_length, numbers.Integral):
         raise TypeError(f"start_length must be an integer, got {type(start_length).__name__}")
     if start_length < 1:

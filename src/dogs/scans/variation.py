@@ -27,136 +27,21 @@ Inputs shared by every function here:
   first variable's marginal, ``np.ones(p)`` for full total variation);
 - ``influence``: ``p x p`` scipy sparse matrix (or dense array) of finite
   non-negative numbers with zero diagonal (:math:`\bar C_{ii} = 0` by Definition 6);
-  converted once to CSR.
+  converted once to CSR. The checks of both live in :mod:`dogs.scans.checks`.
 """
 
 from __future__ import annotations
 
-import math
 import mmap
 import numbers
 
 import numpy as np
-from scipy import sparse
 
-from dogs._kernels.variation import (
-    DIAGONAL,
-    INFLUENCE_OK,
-    NEGATIVE,
-    NOT_CANONICAL,
-    NOT_FINITE,
-    OUT_OF_RANGE,
-    check_influence,
-    count_influence_problems,
-    count_value_problems,
-    left_variation,
-    pattern_is_symmetric,
-    transpose_pattern,
-    variation_curve,
-)
-from dogs.models.graph import is_symmetric_neighbour_pattern
+from dogs._kernels.variation import left_variation, variation_curve
 from dogs.scans.base import UNIFORM, Scan
+from dogs.scans.checks import Influence, as_influence, as_lengths, as_scan, as_weights
 
 __all__ = ["dobrushin_variation", "dobrushin_variation_curve", "uniform_variation_curve"]
-
-
-class _Influence:
-    """A validated influence bound: CSR arrays (``int32`` or ``int64`` indptr/indices as scipy stores them,
-    ``float64`` data) and, on demand, the sparsity pattern of its transpose (for DoGS, which must find the
-    rows that read a given ``b_j``)."""
-
-    __slots__ = ("n_vars", "indptr", "indices", "data", "_columns")
-
-    def __init__(self, n_vars, indptr, indices, data, symmetric: bool = False):
-        self.n_vars = n_vars
-        self.indptr = indptr
-        self.indices = indices
-        self.data = data
-        self._columns = (indptr, indices) if symmetric else None
-
-    def columns(self):
-        """``(col_indptr, col_indices)``: ``col_indices[col_indptr[j]:col_indptr[j + 1]]`` are the rows reading ``j``.
-
-        A symmetric pattern (every pairwise model's bound) is its own transpose and is returned as is.
-        """
-        if self._columns is None:
-            if pattern_is_symmetric(self.indptr, self.indices):
-                self._columns = (self.indptr, self.indices)
-            else:
-                self._columns = transpose_pattern(self.indptr, self.indices, self.n_vars)
-        return self._columns
-
-    def max_blanket(self) -> int:
-        """``m``: the largest number of stored entries in any row or column of :math:`\\bar C`."""
-        col_indptr, _ = self.columns()
-        rows = np.diff(self.indptr).max(initial=0)
-        cols = np.diff(col_indptr).max(initial=0)
-        return int(max(rows, cols))
-
-
-_INFLUENCE_PROBLEMS = {
-    NOT_FINITE: "must be finite",
-    NEGATIVE: "must be entrywise non-negative (it bounds the Dobrushin influence)",
-    DIAGONAL: "must have a zero diagonal: the Dobrushin influence of a variable on itself is 0 (Definition 6)",
-    OUT_OF_RANGE: "has a column index outside [0, p)",
-}
-
-
-def _as_influence(influence, n_vars: int | None = None, name: str = "influence") -> _Influence:
-    """Validate and convert an influence bound; ``n_vars`` (from the scan) fixes the expected shape.
-
-    A parallel numba pass checks a CSR matrix in canonical form (``O(nnz)``, no copy; a second pass
-    finds the first problem for the message); other sparse formats and dense arrays are converted by
-    scipy first, and unsorted or duplicated indices are summed into canonical form.
-    """
-    if isinstance(influence, _Influence):
-        matrix = influence
-    else:
-        if sparse.issparse(influence):
-            csr = influence if influence.format == "csr" else influence.tocsr()
-        else:
-            if isinstance(influence, (str, bytes)) or influence is None:
-                raise TypeError(f"{name} must be a scipy.sparse matrix or a 2-d array, got {type(influence).__name__}")
-            array = np.asarray(influence)
-            if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
-                raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-            if array.ndim != 2:
-                raise ValueError(f"{name} must be a 2-d (p x p) matrix, got shape {array.shape}")
-            csr = sparse.csr_matrix(array)
-        if np.iscomplexobj(csr.data) or not (np.issubdtype(csr.dtype, np.number) or csr.dtype == bool):
-            raise TypeError(f"{name} must hold real numbers, got dtype {csr.dtype}")
-        rows, cols = csr.shape
-        if rows != cols or rows < 1:
-            raise ValueError(f"{name} must be a square p x p matrix, got shape {csr.shape}")
-        indptr, indices = np.ascontiguousarray(csr.indptr), np.ascontiguousarray(csr.indices)
-        data = np.ascontiguousarray(csr.data, dtype=np.float64)
-        if is_symmetric_neighbour_pattern(indptr, indices):  # a bound on a model's pattern: check values only
-            if data.size != indices.size:
-                raise ValueError(f"{name} has {data.size} values for {indices.size} stored entries")
-            if count_value_problems(data):
-                raise ValueError(f"{name} must be finite and entrywise non-negative (it bounds the Dobrushin "
-                                 "influence)")
-            return _checked_shape(_Influence(rows, indptr, indices, data, symmetric=True), n_vars, name)
-        problems = count_influence_problems(indptr, indices, data)
-        code, row = (INFLUENCE_OK, -1) if problems == 0 else check_influence(indptr, indices, data)
-        if code == NOT_CANONICAL:
-            csr = csr.copy()
-            csr.sum_duplicates()  # sorts column indices and adds duplicates
-            indptr, indices = np.ascontiguousarray(csr.indptr), np.ascontiguousarray(csr.indices)
-            data = np.ascontiguousarray(csr.data, dtype=np.float64)
-            code, row = check_influence(indptr, indices, data)
-        if code != INFLUENCE_OK:
-            raise ValueError(f"{name} {_INFLUENCE_PROBLEMS[code]} (row {row})")
-        matrix = _Influence(rows, indptr, indices, data)
-    return _checked_shape(matrix, n_vars, name)
-
-
-def _checked_shape(matrix: _Influence, n_vars: int | None, name: str) -> _Influence:
-    if n_vars is not None and matrix.n_vars != n_vars:
-        raise ValueError(
-            f"{name} has shape ({matrix.n_vars}, {matrix.n_vars}) but the scan is over n_vars = {n_vars} variables"
-        )
-    return matrix
 
 
 #: Below this size :func:`lazy_zeros` clears an ordinary array instead of mapping pages.
@@ -179,81 +64,13 @@ def lazy_zeros(n: int, dtype=np.float64) -> np.ndarray:
     return np.frombuffer(buffer, dtype=dtype, count=int(n))
 
 
-def _as_scan(scan, name: str = "scan") -> Scan:
-    if not isinstance(scan, Scan):
-        raise TypeError(f"{name} must be a dogs.scans.Scan (see systematic_scan, uniform_scan, explicit_scan), "
-                        f"got {type(scan).__name__}")
-    return scan
-
-
-def _as_weights(weights, n_vars: int, name: str = "weights") -> np.ndarray:
-    """``d`` as a float vector: a 1-d array of length p, or a sparse 1 x p / p x 1 vector. Dense 2-d arrays
-    (``(p, 1)`` as much as ``(3, 3)``) are refused, so a matrix is never silently flattened."""
-    if sparse.issparse(weights):
-        if 1 not in weights.shape:
-            raise ValueError(f"{name} must be a vector, got a sparse matrix of shape {weights.shape}")
-        weights = weights.toarray().ravel()
-    if weights is None or isinstance(weights, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-d array of p = {n_vars} non-negative numbers, got {type(weights).__name__}")
-    array = np.asarray(weights)
-    if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool) \
-            or np.iscomplexobj(array):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.ndim != 1 or array.size != n_vars:
-        raise ValueError(f"{name} must be a 1-d array of length p = {n_vars}, got shape {np.shape(weights)}")
-    array = np.ascontiguousarray(array, dtype=np.float64)
-    if count_value_problems(array):  # one pass without temporaries; the messages below say which problem
-        if not np.all(np.isfinite(array)):
-            raise ValueError(f"{name} must be finite")
-        raise ValueError(f"{name} must be non-negative (d in DoGS Definition 7)")
-    return array
-
-
 def support_of(d: np.ndarray) -> np.ndarray:
     """The indices ``i`` with ``d_i != 0``, increasing: ``numpy.flatnonzero(d)``, taken on the boolean mask, which
     numpy scans several times faster than a float array."""
     return np.flatnonzero(d != 0.0)
 
 
-def _as_length(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value}")
-    return int(value)
-
-
-def _as_lengths(lengths, max_length: int | None, name: str = "lengths") -> np.ndarray:
-    array = np.asarray(lengths)
-    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-        if array.size == 0 and array.ndim == 1:
-            array = array.astype(np.int64)
-        else:
-            raise TypeError(f"{name} must be integers (prefix lengths), got dtype {array.dtype}")
-    if array.ndim > 1:
-        raise ValueError(f"{name} must be a 1-d sequence of prefix lengths, got shape {array.shape}")
-    array = np.atleast_1d(array).astype(np.int64)
-    if array.size and array.min() < 0:
-        raise ValueError(f"{name} must be >= 0, got {array.min()}")
-    if max_length is not None and array.size and array.max() > max_length:
-        raise ValueError(f"{name} must be <= the scan length {max_length}, got {array.max()}")
-    return array
-
-
-def _as_epsilon(epsilon, name: str = "epsilon", allow_none: bool = True) -> float:
-    if epsilon is None:
-        if allow_none:
-            return -math.inf
-        raise TypeError(f"{name} must be a non-negative number, got None")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(epsilon).__name__}")
-    epsilon = float(epsilon)
-    if math.isnan(epsilon) or epsilon < 0:
-        raise ValueError(f"{name} must be >= 0, got {epsilon}")
-    return epsilon
-
-
-def _curve(steps: np.ndarray, weights: np.ndarray, matrix: _Influence, lengths: np.ndarray) -> np.ndarray:
+def _curve(steps: np.ndarray, weights: np.ndarray, matrix: Influence, lengths: np.ndarray) -> np.ndarray:
     """Variation after each prefix length in ``lengths`` (any order, repeats allowed), in one forward pass."""
     if lengths.size == 0:
         return np.empty(0)
@@ -297,9 +114,9 @@ def dobrushin_variation(scan: Scan, weights, influence) -> float:
     ``O(m)`` per step that reaches the weighted region, instead of ``O(T m)``; ``O(nnz + p)`` per
     uniform step; ``O(p)`` memory.
     """
-    scan = _as_scan(scan)
-    matrix = _as_influence(influence, scan.n_vars)
-    d = _as_weights(weights, scan.n_vars)
+    scan = as_scan(scan)
+    matrix = as_influence(influence, scan.n_vars)
+    d = as_weights(weights, scan.n_vars)
     support = support_of(d)
     u = np.zeros(scan.n_vars)
     u[support] = d[support]
@@ -336,13 +153,13 @@ def dobrushin_variation_curve(scan: Scan, weights, influence, lengths=None) -> n
     each entry is accurate relative to itself even after the variation has decayed by
     many orders of magnitude. The pass stops at the largest requested length.
     """
-    scan = _as_scan(scan)
-    matrix = _as_influence(influence, scan.n_vars)
-    d = _as_weights(weights, scan.n_vars)
+    scan = as_scan(scan)
+    matrix = as_influence(influence, scan.n_vars)
+    d = as_weights(weights, scan.n_vars)
     if lengths is None:
         lengths = np.arange(scan.length + 1, dtype=np.int64)
     else:
-        lengths = _as_lengths(lengths, scan.length)
+        lengths = as_lengths(lengths, scan.length)
     return _curve(scan.indices, d, matrix, lengths)
 
 
@@ -377,9 +194,9 @@ def uniform_variation_curve(n_vars: int, lengths, weights, influence) -> np.ndar
     if isinstance(n_vars, bool) or not isinstance(n_vars, numbers.Integral) or n_vars < 1:
         raise ValueError(f"n_vars must be a positive integer, got {n_vars!r}")
     n_vars = int(n_vars)
-    matrix = _as_influence(influence, n_vars)
-    d = _as_weights(weights, n_vars)
-    lengths = _as_lengths(lengths, None)
+    matrix = as_influence(influence, n_vars)
+    d = as_weights(weights, n_vars)
+    lengths = as_lengths(lengths, None)
     longest = int(lengths.max(initial=0))
     steps = np.full(longest, UNIFORM, dtype=np.int64)
     return _curve(steps, d, matrix, lengths)

@@ -20,8 +20,8 @@ refuses a config whose estimated CPU hours, all jobs summed, exceed ``resources.
 :data:`DEFAULT_MAX_HOURS`), naming the key that grew most against the shipped config. :func:`calibrate` measures the
 rates again.
 
-**Keys.** Every numeric config key is read by an estimate or listed, with the reason, in :data:`NOT_SCALING` (keys
-of no family) or in its family's ``not_scaling`` (:mod:`dogs.workflow.keys` records what the estimates read and
+**Keys.** Every numeric config key is read by an estimate or marked in ``config/schema.yaml``, beside the key, as
+not scaling with the reason (``x-not-scaling``; :mod:`dogs.workflow.keys` records what the estimates read and
 prints the README's table).
 
 The workflow's guard (:mod:`dogs.workflow.guard`) checks every family before planning any job, and the step shell

@@ -1,11 +1,14 @@
 """Which config keys the cost estimates read: every numeric key scales a cost or says why it does not.
 
 Every numeric key of ``config/schema.yaml`` either feeds an estimate of its family (memory or time, the
-``memory=``/``work=`` models of its :class:`~dogs.workflow.shell.Experiment` object) or is listed as not scaling,
-with the reason: in its family's ``not_scaling=``, or in :data:`NOT_SCALING` here for the keys of no family.
-:func:`keys_read` records what the models read (by wrapping the settings), ``tests/test_guard.py`` walks the schema
-and fails for a numeric key that is neither, so a new key cannot be forgotten, and :func:`scaling_table` prints the
-README's table (``python -m dogs.experiments table``).
+``memory=``/``work=`` models of its :class:`~dogs.workflow.shell.Experiment` object) or is marked as not scaling
+in the schema itself, beside the key, with the reason: ``x-not-scaling: "a model parameter"`` (:data:`ANNOTATION`;
+JSON-schema validators, Snakemake's ``validate`` among them, ignore keywords they do not know). On a list of
+numbers the annotation speaks of the numbers (``key[]``): the list's length is a count an estimate may read as the
+key itself. A key shared through a YAML anchor carries its reason everywhere the anchor is used.
+:func:`keys_read` records what the models read (by wrapping the settings), :func:`not_scaling` collects the
+annotations, ``tests/test_guard.py`` walks the schema and fails for a numeric key that is neither, so a new key
+cannot be forgotten, and :func:`scaling_table` prints the README's table (``python -m dogs.experiments table``).
 """
 
 from __future__ import annotations
@@ -14,14 +17,10 @@ import re
 
 from dogs.workflow.cost import configured
 
-__all__ = ["NOT_SCALING", "keys_read", "not_scaling", "numeric_schema_keys", "scaling_table", "schema_pattern"]
+__all__ = ["ANNOTATION", "keys_read", "not_scaling", "numeric_schema_keys", "scaling_table", "schema_pattern"]
 
-#: Numeric keys of no experiment family that cost neither memory nor time, with the reason.
-NOT_SCALING: dict[str, str] = {
-    "root_seed": "a seed",
-    "resources.max_memory_gb": "the memory limit itself",
-    "resources.max_hours": "the time limit itself",
-}
+#: The schema keyword that marks a numeric key as costing neither memory nor time; its value is the reason.
+ANNOTATION = "x-not-scaling"
 
 
 class _Reads:
@@ -72,11 +71,22 @@ def keys_read(family, settings: dict) -> tuple[set[str], set[str]]:
     return found[0], found[1]
 
 
-def not_scaling(families) -> dict[str, str]:
-    """Every numeric key marked as not scaling, with the reason: :data:`NOT_SCALING` and each family's own."""
-    out = dict(NOT_SCALING)
-    for family in families:
-        out.update(family.not_scaling)
+def not_scaling(schema: dict, prefix: str = "") -> dict[str, str]:
+    """``{key pattern: reason}`` of every key that ``schema`` marks as not scaling (:data:`ANNOTATION`), named as
+    :func:`numeric_schema_keys` names them (``key[]`` for the numbers of a list, ``*`` for free names)."""
+    out: dict[str, str] = {}
+    if not isinstance(schema, dict):
+        return out
+    if ANNOTATION in schema:
+        out[prefix + "[]" if schema.get("type") == "array" else prefix] = schema[ANNOTATION]
+    for alternative in schema.get("oneOf", []) + schema.get("anyOf", []):
+        out.update(not_scaling(alternative, prefix))
+    for name, sub in schema.get("properties", {}).items():
+        out.update(not_scaling(sub, f"{prefix}.{name}" if prefix else name))
+    if isinstance(schema.get("additionalProperties"), dict):
+        out.update(not_scaling(schema["additionalProperties"], f"{prefix}.*"))
+    if isinstance(schema.get("items"), dict):
+        out.update(not_scaling(schema["items"], f"{prefix}[]"))
     return out
 
 
@@ -123,16 +133,17 @@ def numeric_schema_keys(schema: dict, prefix: str = "") -> set[str]:
 
 def scaling_table(schema: dict, configs, families) -> str:
     """The README's table of which keys each estimate reads, per family, from the shipped ``configs``, and the
-    numeric keys the family marks as not scaling."""
+    numeric keys of the family's section that the schema marks as not scaling."""
     read: dict[str, tuple[set, set]] = {}
     quiet: dict[str, set] = {}
+    marked = not_scaling(schema)
     for config in configs:
         for family, settings in configured(config, families):
             memory, time_ = keys_read(family, settings)
             mine = read.setdefault(family.config_section, (set(), set()))
             mine[0].update(schema_pattern(schema, k) for k in memory)
             mine[1].update(schema_pattern(schema, k) for k in time_)
-            quiet[family.config_section] = set(family.not_scaling)
+            quiet[family.config_section] = {key for key in marked if key.startswith(family.config_section + ".")}
     numeric = numeric_schema_keys(schema)
 
     def cell(family, keys):

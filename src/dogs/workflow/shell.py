@@ -171,13 +171,15 @@ class Experiment:
     - ``memory(settings) -> {config key: bytes}``: the largest allocations of one job, each named by the key that
       drives it (generous upper bounds; :mod:`dogs.workflow.cost`).
     - ``work(settings) -> [Work, ...]``: the work of each compute rule, as factors named by their keys.
-    - ``not_scaling``: ``{numeric key: reason}`` for the family's numeric keys that neither model reads.
+
+    A numeric key that neither model reads is marked in ``config/schema.yaml`` with the reason
+    (``x-not-scaling``, :mod:`dogs.workflow.keys`).
     """
 
     def __init__(self, family: str, doc: str | None, *, config_section: str | None = "",
                  check: Callable[[dict], None] | None = None, settings_schema: dict | None = None,
                  memory: Callable[[dict], dict[str, float]] | None = None,
-                 work: Callable[[dict], list[Work]] | None = None, not_scaling: dict[str, str] | None = None):
+                 work: Callable[[dict], list[Work]] | None = None):
         """``config_section`` is the config key of the settings (default: the family); ``None``: settings that
         are not a config slice, checked against ``settings_schema`` (a JSON schema; ``None``: no settings)."""
         self.family = family
@@ -187,7 +189,6 @@ class Experiment:
         self.check = check
         self.memory = memory
         self.work = work
-        self.not_scaling = dict(not_scaling or {})
         self.steps: dict[str, Step] = {}
 
     def estimate_memory(self, settings: dict) -> dict[str, float]:
