@@ -1,11 +1,39 @@
-"""Small helpers the experiment steps share beyond the shell (:mod:`dogs.workflow.shell`): a stopwatch, and a pool
-of single-threaded worker processes that a step reuses for all its parallel work."""
+"""Small helpers the experiment steps share beyond the shell (:mod:`dogs.workflow.shell`): a stopwatch, a pool
+of single-threaded worker processes that a step reuses for all its parallel work, and the writer of the five outputs
+of a guarantee step (DoGS §5.1 and §5.4 compute the same curves on different grids)."""
 
 from __future__ import annotations
 
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
+
+
+def write_guarantee_results(ctx, model, guarantees, per_length, runs, *, t_max: int, phase: int, descriptions: dict,
+                            settings: dict, seed, seconds: float, extra: dict | None = None) -> None:
+    """Write a guarantee step's outputs ``model``, ``guarantees``, ``scans``, ``dogs_scans`` and ``runs``, each with
+    its sidecar.
+
+    ``guarantees``, ``per_length`` and ``runs`` are what :func:`dogs.scans.guarantees.guarantee_curves` returns for
+    lengths up to ``t_max``;
+    ``descriptions`` gives the sidecar descriptions of ``model`` and ``guarantees`` (the other three are the same for
+    every grid); ``extra`` goes into every sidecar before the description.
+    """
+    from dogs.io import write_csv, write_meta, write_npz
+    from dogs.scans.guarantees import longest_scan_arrays, scan_arrays
+
+    outputs = {
+        "model": (lambda path: write_npz(path, **model.to_npz_dict()), descriptions["model"]),
+        "guarantees": (lambda path: write_csv(guarantees, path), descriptions["guarantees"]),
+        "scans": (lambda path: write_npz(path, **longest_scan_arrays(model.n_vars, per_length, t_max, phase)),
+                  f"variable index sequences of the largest T = {t_max}"),
+        "dogs_scans": (lambda path: write_npz(path, **scan_arrays(per_length)), "DoGS scans of every T, keys <scan>_T<T>"),
+        "runs": (lambda path: write_csv(runs, path), "Algorithm 2 timings and iterated-DoGS runs per T"),
+    }
+    for name, (write, description) in outputs.items():
+        write(ctx.output(name))
+        write_meta(ctx.output(name), settings=settings, seed=seed, elapsed_seconds=seconds,
+                   extra={**(extra or {}), "description": description})
 
 
 class Stopwatch:

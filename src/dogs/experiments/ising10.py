@@ -33,10 +33,11 @@ import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise
 from dogs.claims import worded_in_code
+from dogs.experiments.common import write_guarantee_results
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_edges, grid_model
 from dogs.samplers.recording import samples_by_scan
-from dogs.scans.guarantees import guarantee_curves, length_grid, longest_scan_arrays, scan_arrays, scan_family
+from dogs.scans.guarantees import guarantee_curves, length_grid, scan_family
 from dogs.seeds import make_rng, seed_record, seed_sequence
 from dogs.summaries import first_staying_at_or_below, noise_floor
 from dogs.workflow.cost import BYTES_PER_STEP, BYTES_PER_VARIABLE, Work, grid_sum, grid_total
@@ -122,21 +123,12 @@ def compute_guarantees(ctx):
     frame.insert(0, "replicate", rep)
     seconds, seed = ctx.elapsed(), seed_record(ctx.seed, FAMILY, rep, "model")
     settings = {**cfg, "replicate": rep}
-    outputs = {
-        "model": (lambda path: write_npz(path, **model.to_npz_dict()),
-                  "10x10 open Ising grid of DoGS §5.1; edges row-major r*L+c, theta aligned with edges, h unary"),
-        "guarantees": (lambda path: write_csv(frame, path),
-                       "Dobrushin variation (TV guarantee, Theorem 8; d = 1, C-bar of Theorem 11) of each scan of length T"),
-        "scans": (lambda path: write_npz(path, **longest_scan_arrays(model.n_vars, per_length, int(lengths.max()),
-                                                                     cfg["systematic_phase"])),
-                  f"variable index sequences of the largest T = {int(lengths.max())}"),
-        "dogs_scans": (lambda path: write_npz(path, **scan_arrays(per_length)), "DoGS scans of every T, keys <scan>_T<T>"),
-        "runs": (lambda path: write_csv(runs, path), "Algorithm 2 timings and iterated-DoGS runs per T"),
-    }
-    for name, (write, description) in outputs.items():
-        write(ctx.output(name))
-        write_meta(ctx.output(name), settings=settings, seed=seed, elapsed_seconds=seconds,
-                   extra={"description": description})
+    write_guarantee_results(ctx, model, frame, per_length, runs, t_max=int(lengths.max()), phase=cfg["systematic_phase"],
+                            descriptions={"model": "10x10 open Ising grid of DoGS §5.1; edges row-major r*L+c, theta "
+                                                   "aligned with edges, h unary",
+                                          "guarantees": "Dobrushin variation (TV guarantee, Theorem 8; d = 1, C-bar of "
+                                                        "Theorem 11) of each scan of length T"},
+                            settings=settings, seed=seed, seconds=seconds)
 
 
 def measure_marginal_error(model: BinaryPairwiseMRF, p_plus, scans, lengths, stored, n_chains: int,

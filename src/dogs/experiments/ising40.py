@@ -36,11 +36,11 @@ import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise
 from dogs.claims import worded_in_code
+from dogs.experiments.common import write_guarantee_results
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
 from dogs.samplers.recording import mean_by_scan_and_length
-from dogs.scans.guarantees import (GUARANTEE_SCANS, guarantee_curves, length_grid, longest_scan_arrays, scan_arrays,
-                                   scan_family)
+from dogs.scans.guarantees import GUARANTEE_SCANS, guarantee_curves, length_grid, scan_family
 from dogs.scans.profile import scan_profile
 from dogs.seeds import seed_record, seed_sequence
 from dogs.summaries import SETTLE_WINDOW, bias_settles_at, first_at_or_below, mean_abs_bias
@@ -137,21 +137,12 @@ def compute_guarantees(ctx):
     frame.insert(0, "model", name)
     settings, seconds = {**cfg, "model": name}, ctx.elapsed()
     extra = {"target": cfg["target"], "weights": "d = e_target", "influence": "Theorem 11"}
-    outputs = {
-        "model": (lambda path: write_npz(path, **model.to_npz_dict()),
-                  f"40x40 {name} Ising grid of DoGS §5.4, zero field; edges row-major r*L+c"),
-        "guarantees": (lambda path: write_csv(frame, path),
-                       "Dobrushin variation (marginal TV guarantee of the target) of each scan of length T"),
-        "scans": (lambda path: write_npz(path, **longest_scan_arrays(model.n_vars, per_length, int(lengths.max()),
-                                                                     cfg["systematic_phase"])),
-                  f"variable index sequences of the largest T = {int(lengths.max())}"),
-        "dogs_scans": (lambda path: write_npz(path, **scan_arrays(per_length)), "DoGS scans of every T, keys <scan>_T<T>"),
-        "runs": (lambda path: write_csv(runs, path), "Algorithm 2 timings and iterated-DoGS runs per T"),
-    }
-    for key, (write, description) in outputs.items():
-        write(ctx.output(key))
-        write_meta(ctx.output(key), settings=settings, seed=None, elapsed_seconds=seconds,
-                   extra={**extra, "description": description})
+    write_guarantee_results(ctx, model, frame, per_length, runs, t_max=int(lengths.max()), phase=cfg["systematic_phase"],
+                            descriptions={"model": f"40x40 {name} Ising grid of DoGS §5.4, zero field; edges row-major "
+                                                   "r*L+c",
+                                          "guarantees": "Dobrushin variation (marginal TV guarantee of the target) of "
+                                                        "each scan of length T"},
+                            settings=settings, seed=None, seconds=seconds, extra=extra)
 
 
 @EXPERIMENT.step("summarise-profile")

@@ -66,12 +66,19 @@ class Work:
         return Work(self.site_updates + other.site_updates, self.density_evaluations + other.density_evaluations)
 
 
+@dataclass(frozen=True, eq=False)
 class ChainsResult:
-    """Base of the results of the multi-chain Gibbs samplers: any class with ``states`` (one row per chain) and
-    ``work`` gets ``n_chains`` and ``site_updates`` from it."""
+    """Base of the results of the multi-chain Gibbs samplers: the fields they share (``states``, one row per chain;
+    the recorded values ``recorded[c, r, v]`` of ``record_vars[v]`` after ``record_times[r]`` steps, or ``None``;
+    ``work``; the chains' kernel ``seeds``), and ``n_chains`` and ``site_updates`` read from them. Subclasses add
+    their own fields after these."""
 
     states: np.ndarray
+    recorded: np.ndarray | None
+    record_vars: np.ndarray | None
+    record_times: np.ndarray | None
     work: Work
+    seeds: np.ndarray
 
     @property
     def n_chains(self) -> int:

@@ -77,14 +77,8 @@ class DiscreteGibbsResult(ChainsResult):
         Seed of each chain's in-kernel stream (from ``SeedSequence.spawn``).
     """
 
-    states: np.ndarray
-    recorded: np.ndarray | None
-    record_vars: np.ndarray | None
-    record_times: np.ndarray | None
     label_counts: np.ndarray | None
     count_from: int
-    work: Work
-    seeds: np.ndarray
 
 
 def run_discrete_gibbs(

@@ -62,13 +62,6 @@ class GibbsResult(ChainsResult):
         Seed of each chain's in-kernel stream (from ``SeedSequence.spawn``).
     """
 
-    states: np.ndarray
-    recorded: np.ndarray | None
-    record_vars: np.ndarray | None
-    record_times: np.ndarray | None
-    work: Work
-    seeds: np.ndarray
-
 
 def run_gibbs(
     model: BinaryPairwiseMRF,
