@@ -16,7 +16,14 @@ in ``n`` (Table 1, Fig. 2), analysed exactly with the chains of :mod:`dogs.exact
 This package may import :mod:`dogs.exact` and :mod:`dogs.models`; neither imports it.
 """
 
-from dogs.counterexamples.growth import fit_exponents, interval_errors, order_text, parse_order
+from dogs.counterexamples.growth import (
+    MIN_LOWER_TERMS_POINTS,
+    fit_exponents,
+    fit_with_lower_terms,
+    interval_errors,
+    order_text,
+    parse_order,
+)
 from dogs.counterexamples.islands import (
     ReducedTwoIslands,
     bridge_efficiencies,
@@ -64,6 +71,7 @@ __all__ = [
     "LEVELS_EXACT",
     "LEVEL_MODELS",
     "TOP_BRACKET",
+    "MIN_LOWER_TERMS_POINTS",
     "MIN_N",
     "MODEL_NAMES",
     "NAMED",
@@ -77,6 +85,7 @@ __all__ = [
     "definition_log_weights",
     "discrete_pyramid",
     "fit_exponents",
+    "fit_with_lower_terms",
     "interval_errors",
     "level_chain",
     "level_chain_rows",

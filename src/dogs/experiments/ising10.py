@@ -206,6 +206,32 @@ def steps_to_reach(lengths, guarantees, level: float) -> float:
     return float(t0 + (t1 - t0) * (np.log(level) - g0) / (g1 - g0))
 
 
+def axis_end_window(median_orders_by_t: pd.Series, low: float, high: float) -> dict:
+    """The axis ends ``T`` at which a growing log-ratio curve lies in ``[low, high]``.
+
+    ``from_T``: the first ``T`` from which the curve stays at least ``low`` (``None`` if never on the grid).
+    ``to_T``: the last ``T`` of the grid at which it is at most ``high``, when the curve exceeds ``high`` on the
+    grid; otherwise ``None``, and ``to_T_extrapolated`` is where a straight line fitted (least squares) to the
+    last half of the grid reaches ``high`` (``None`` if it does not rise). ``to_T_text`` words the upper end.
+    """
+    t = np.asarray(median_orders_by_t.index, dtype=np.float64)
+    y = median_orders_by_t.to_numpy(dtype=np.float64)
+    start = first_staying_at_or_below(t, -y, -low)
+    above = np.flatnonzero(y > high)
+    to_t, extrapolated = None, None
+    if above.size:
+        inside = np.flatnonzero(y[: above[0]] <= high)
+        to_t = int(t[inside[-1]]) if inside.size else None
+    else:
+        half = slice(len(t) // 2, None)
+        slope, intercept = np.polyfit(t[half], y[half], 1)
+        extrapolated = float((high - intercept) / slope) if slope > 0 else None
+    text = (str(to_t) if to_t is not None else
+            f"about {extrapolated:.0f} (past our grid, extrapolated)" if extrapolated is not None else "past our grid")
+    return {"from_T": None if start is None else int(start), "to_T": to_t, "to_T_extrapolated": extrapolated,
+            "to_T_text": text}
+
+
 def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
     """The measured side of the §5.1 claims from the guarantee curves (one row per replicate and T).
 
@@ -232,21 +258,6 @@ def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
          "min_ratio_where_certified": float(uniform_over_systematic.min()) if len(certified) else math.nan},
         ratio_at_axis_end={int(k): float(v) for k, v in (end["uniform"] / end["systematic"]).items()})}
 
-    orders_end = -np.log10(end["dogs"] / end["systematic"])
-    by_t = on_grid.assign(orders=-np.log10(on_grid["dogs"] / on_grid["systematic"])).groupby("T")["orders"].median()
-    from_t = {level: first_staying_at_or_below(by_t.index, -by_t.to_numpy(), -level) for level in (1.5, 2.0)}
-    picks = dict.fromkeys(by_t.index[[len(by_t) // 8, len(by_t) // 4, len(by_t) // 2, -1]])
-    claims["dogs_s51_dogs_two_orders"] = worded_in_code(
-        f"at the axis end T = {t_end} (legend convention): systematic/DoGS = 10^{orders_end.median():.2f} (median over "
-        f"{len(replicates)} replicates; range 10^{orders_end.min():.2f}..10^{orders_end.max():.2f}). The axis end is "
-        f"ours: the median ratio grows with T ({', '.join(f'10^{by_t[t]:.2f} at T = {t}' for t in picks)}), so it "
-        f"is at least 10^1.5 for axis ends T >= {from_t[1.5]} and 10^2 for T >= {from_t[2.0]} "
-        f"(see dogs_s51_budget_ratio for what the gain buys)",
-        {"median_orders_at_axis_end": float(orders_end.median())},
-        T_axis_end=t_end, orders_at_axis_end={int(k): float(v) for k, v in orders_end.items()},
-        median_orders_by_T={int(t): float(v) for t, v in by_t.items()},
-        axis_end_from_which_at_least={"1.5": from_t[1.5], "2.0": from_t[2.0]})
-
     ratios = {}
     for level in budget_levels:
         per_rep = []
@@ -255,13 +266,32 @@ def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
             t_dogs = steps_to_reach(group["T"], group["dogs"], level)
             per_rep.append(t_dogs / t_sys)
         ratios[float(level)] = per_rep
+    budget_share = float(np.nanmedian(np.concatenate([np.asarray(r) for r in ratios.values()])))
     claims["dogs_s51_budget_ratio"] = worded_in_code(
         "steps DoGS needs to reach the systematic scan's guarantee, as a share of the systematic scan's "
         "(median over replicates, log-linear interpolation on the T grid): "
         + ", ".join(f"{np.nanmedian(r):.0%} at {level:g} (range {np.nanmin(r):.0%}..{np.nanmax(r):.0%})"
                     for level, r in ratios.items()),
-        float(np.nanmedian(np.concatenate([np.asarray(r) for r in ratios.values()]))),
-        by_level={f"{level:g}": r for level, r in ratios.items()})
+        budget_share, by_level={f"{level:g}": r for level, r in ratios.items()})
+
+    orders_end = -np.log10(end["dogs"] / end["systematic"])
+    by_t = on_grid.assign(orders=-np.log10(on_grid["dogs"] / on_grid["systematic"])).groupby("T")["orders"].median()
+    from_t = {level: first_staying_at_or_below(by_t.index, -by_t.to_numpy(), -level) for level in (1.5, 2.0)}
+    window = axis_end_window(by_t, 1.5, 2.5)
+    picks = dict.fromkeys(by_t.index[[len(by_t) // 8, len(by_t) // 4, len(by_t) // 2, -1]])
+    claims["dogs_s51_dogs_two_orders"] = worded_in_code(
+        f"free of the T axis, DoGS reaches the systematic scan's guarantee in {budget_share:.0%} of its steps "
+        f"(dogs_s51_budget_ratio); at a fixed budget the median ratio systematic/DoGS grows with T "
+        f"({', '.join(f'10^{by_t[t]:.2f} at T = {t}' for t in picks)}), so 'two orders' (10^1.5..10^2.5) holds for axis "
+        f"ends T = {window['from_T']}..{window['to_T_text']} only; the paper gives no T axis. At our axis end "
+        f"T = {t_end} (legend convention): 10^{orders_end.median():.2f} (median over {len(replicates)} replicates; range "
+        f"10^{orders_end.min():.2f}..10^{orders_end.max():.2f}); at least 10^2 for T >= {from_t[2.0]}",
+        {"median_orders_at_axis_end": float(orders_end.median())},
+        T_axis_end=t_end, orders_at_axis_end={int(k): float(v) for k, v in orders_end.items()},
+        median_orders_by_T={int(t): float(v) for t, v in by_t.items()},
+        axis_end_from_which_at_least={"1.5": from_t[1.5], "2.0": from_t[2.0]},
+        axis_end_window={key: window[key] for key in ("from_T", "to_T", "to_T_extrapolated")},
+        budget_share=budget_share)
 
     shares_end = np.array([_share_from_one_run(r["systematic"], r["dogs"], r["dogs_iterated"]) for _, r in end.iterrows()])
     shares_all = certified.assign(share=[_share_from_one_run(r["systematic"], r["dogs"], r["dogs_iterated"])
@@ -281,7 +311,8 @@ def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
     further = -np.log10(end["dogs_iterated"] / end["dogs"])
     claims["dogs_s51_iterated_adds"] = worded_in_code(
         f"at the axis end T = {t_end}: iterating Algorithm 2 lowers the guarantee by a further 10^{further.median():.2f} "
-        f"(median over replicates; range 10^{further.min():.2f}..10^{further.max():.2f})",
+        f"(median over replicates; range 10^{further.min():.2f}..10^{further.max():.2f}); never worse by construction, "
+        f"so reported, not judged",
         {"median_further_orders": float(further.median()), "min_further_orders": float(further.min())},
         further_orders_by_replicate={int(k): float(v) for k, v in further.items()})
     return claims

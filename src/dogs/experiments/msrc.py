@@ -25,9 +25,13 @@ the majority ground-truth class of each patch, void patches excluded, on the cen
 image.
 
 Verdicts are paired across the splits (both scans segment the same test images after the same PLSA fit): a
-95 % Student-t interval of the mean per-split difference of centre-region errors. "DoGS is as accurate" is
-judged as non-inferiority at the margin stated in ``config/claims/dogs.yaml``, against whichever systematic
-baseline (the paper's phase or the aligned one) the data favour more.
+95 % Student-t interval of the mean per-split difference of centre-region errors. The test sets of different
+splits share images, so the splits are not independent and the intervals are if anything too narrow. "DoGS
+is as accurate or slightly better" is judged in two parts against whichever systematic baseline (the paper's
+phase or the aligned one) puts DoGS further up: non-inferiority at a margin computed on the same run (half the
+lower 95 % bound of what the systematic-scan MFAM gains over PLSA), and the sign of the mean difference.
+"MFAM beats PLSA" is judged per chain (each image segmented from one chain's draws, the paper's protocol),
+with the pooled chains reported beside it.
 
 Steps (``python -m dogs.experiments.msrc <step> ...``, see :mod:`dogs.workflow.shell`):
 
@@ -367,11 +371,19 @@ def _summary(row) -> dict:
     return {"mean": float(row["mean"]), "low": float(row["low"]), "high": float(row["high"])}
 
 
-def accuracy_claims(means: pd.DataFrame, differences: pd.DataFrame, chains: int) -> dict:
-    """The two Fig. 7 claims: DoGS as accurate as the systematic scan (non-inferiority), MFAM beats PLSA.
+#: The share of the MFAM's gain over PLSA that DoGS must keep to be "as accurate" (the usual non-inferiority
+#: convention: keep at least half of the established method's effect over the baseline; config/claims/dogs.yaml).
+MARGIN_SHARE_OF_GAIN = 0.5
 
-    Non-inferiority is judged against the systematic baseline whose paired interval puts DoGS further up
-    (the larger upper end), of the paper's phase and the phase ending on the region.
+
+def accuracy_claims(means: pd.DataFrame, differences: pd.DataFrame, chains: int) -> dict:
+    """The two Fig. 7 claims: DoGS as accurate as (or slightly better than) the systematic scan, MFAM beats PLSA.
+
+    DoGS is judged against the systematic baseline whose paired interval puts DoGS further up (the larger
+    upper end), of the paper's phase and the phase ending on the region, at the main setting (``chains``
+    pooled, update draws). The non-inferiority margin is computed on the same run: :data:`MARGIN_SHARE_OF_GAIN`
+    times the lower 95 % bound of PLSA - systematic. MFAM beats PLSA is judged per chain (the fewest chains
+    reported, 1 in the configs), the pooled setting reported beside it.
     """
     centre = means[(means["region"] == "centre") & (means["labelling"].isin(["updates", PLSA_LABELLING]))
                    & (means["chains"].isin([0, chains]))]
@@ -384,6 +396,7 @@ def accuracy_claims(means: pd.DataFrame, differences: pd.DataFrame, chains: int)
     main = versus[judged]
     gain_sys = _centre(differences, "plsa_minus_systematic", "updates", chains)
     gain_dogs = _centre(differences, "plsa_minus_dogs", "updates", chains)
+    margin = MARGIN_SHARE_OF_GAIN * float(gain_sys["low"])
     reversed_ = _centre(differences, "reversed_minus_systematic", "updates", chains)
     across = differences[differences["comparison"].isin(list(BASELINES)) & (differences["region"] == "centre")]
     across_text = "; ".join(f"{r.comparison.removeprefix('dogs_minus_')} {r.labelling} {r.chains} chains {r.mean:+.4f} "
@@ -394,29 +407,40 @@ def accuracy_claims(means: pd.DataFrame, differences: pd.DataFrame, chains: int)
                            f"[{r.low:+.4f}, {r.high:+.4f}]" for r in gains.itertuples())
     both_above = gains.groupby(["labelling", "chains"])["low"].min()
     above_text = ", ".join(f"{labelling} {chains}" for (labelling, chains), low in both_above.items() if low > 0) or "none"
+    per_chain = int(gains["chains"].min())
+    chain_sys = _centre(differences, "plsa_minus_systematic", "updates", per_chain)
+    chain_dogs = _centre(differences, "plsa_minus_dogs", "updates", per_chain)
     highs = across["high"]
     setting_details = {f"{r.comparison}_{r.labelling}_{r.chains}_chains": _summary(r._asdict())
                        for r in across.itertuples()}
     versus_text = "; ".join(f"against {BASELINES[name]} {_interval(row)}" for name, row in versus.items())
+    accurate = "non-inferior" if main["high"] <= margin else ("worse" if main["low"] > margin else "undecided")
+    better = ("below" if main["high"] < 0 else "above" if main["low"] > 0 else "not separable from")
     return {
         "msrc_dogs_as_accurate": worded_in_code(
             f"centre-region Hamming error over {n} splits (mean ± s.d.): {errors}. DoGS - systematic, paired over the "
-            f"splits: {versus_text}. Judged against {BASELINES[judged]} (the larger upper end): DoGS is non-inferior at "
-            f"any margin >= {main['high']:.4f}; PLSA - systematic (the MFAM's gain, which the margin is read against) "
-            f"{_interval(gain_sys)}. Across our settings (baseline, labelling rule, chains pooled), DoGS - systematic "
-            f"[95 % interval]: {across_text}; upper ends {highs.min():+.4f} to {highs.max():+.4f}. The paper's systematic "
-            f"scan swept backwards (bottom to top, as DoGS does) - forwards: {_interval(reversed_)}",
-            {"difference_low": float(main["low"]), "difference_high": float(main["high"])},
-            judged_against=judged, difference_mean=float(main["mean"]), splits=n,
+            f"splits: {versus_text}. Judged against {BASELINES[judged]} (the larger upper end): margin {margin:.4f} = "
+            f"half the lower 95 % bound of PLSA - systematic {_interval(gain_sys)}; DoGS is {accurate} at it "
+            f"(non-inferior at any margin >= {main['high']:.4f}), and its mean error is {better} the systematic scan's "
+            f"(mean difference {main['mean']:+.4f}). Across our settings (baseline, labelling rule, chains pooled), "
+            f"DoGS - systematic [95 % interval]: {across_text}; upper ends {highs.min():+.4f} to {highs.max():+.4f}. The "
+            f"paper's systematic scan swept backwards (bottom to top, as DoGS does) - forwards: {_interval(reversed_)}",
+            {"difference_low": float(main["low"]), "difference_high": float(main["high"]),
+             "difference_mean": float(main["mean"]), "high_over_margin": float(main["high"] - margin),
+             "low_over_margin": float(main["low"] - margin)},
+            judged_against=judged, splits=n, margin=margin,
             versus={name: _summary(row) for name, row in versus.items()}, across_settings=setting_details,
             mfam_gain=_summary(gain_sys), reversed_minus_systematic=_summary(reversed_)),
         "msrc_mfam_beats_plsa": worded_in_code(
-            f"centre-region Hamming error over {n} splits (mean ± s.d.): {errors}. PLSA - systematic "
-            f"{_interval(gain_sys)}, PLSA - DoGS {_interval(gain_dogs)}. Across our settings [95 % interval]: {gains_text}. "
-            f"Both intervals above 0 at (labelling, chains): {above_text}",
-            {"gain_low": float(min(gain_sys["low"], gain_dogs["low"])),
-             "gain_high": float(min(gain_sys["high"], gain_dogs["high"]))},
-            systematic_gain=_summary(gain_sys), dogs_gain=_summary(gain_dogs)),
+            f"centre-region Hamming error over {n} splits, each image segmented from {per_chain} chain's update draws "
+            f"(the paper's protocol): PLSA - systematic {_interval(chain_sys)}, PLSA - DoGS {_interval(chain_dogs)}. "
+            f"Pooling {chains} chains (ours): PLSA - systematic {_interval(gain_sys)}, PLSA - DoGS {_interval(gain_dogs)}. "
+            f"Across our settings [95 % interval]: {gains_text}. Both intervals above 0 at (labelling, chains): "
+            f"{above_text}",
+            {"gain_low": float(min(chain_sys["low"], chain_dogs["low"])),
+             "gain_high": float(min(chain_sys["high"], chain_dogs["high"]))},
+            chains_judged=per_chain, systematic_gain=_summary(chain_sys), dogs_gain=_summary(chain_dogs),
+            pooled_chains=int(chains), pooled_systematic_gain=_summary(gain_sys), pooled_dogs_gain=_summary(gain_dogs)),
     }
 
 
