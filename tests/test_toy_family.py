@@ -3,8 +3,9 @@
 The toy family ``toy`` has one object, ``EXPERIMENT = Experiment("toy", __doc__, check=..., memory=..., work=...)``,
 and a schema section whose keys that cost nothing say why (``x-not-scaling``); ``FAMILIES`` finds the module and
 the Snakefile includes its rules file, with no list to edit; the guard then runs its cross-key check and its memory model, the
-time table lists its work, the key table lists its keys, and Snakemake plans (and runs) its rule from a rules file,
-a config section and a schema section of its own. Nothing under ``dogs.workflow`` names a family.
+time table lists its work, the key table lists its keys, and Snakemake plans (and runs) its rules from a rules file,
+a config section and a schema section of its own; the paper-vs-ours table depends on its claims and words its row
+from the row's template in ``config/claims/toy.yaml``. Nothing under ``dogs.workflow`` names a family.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ import textwrap
 import pytest
 import yaml
 
+from dogs.claims import load_measured, load_paper_claims
 from dogs.config import ConfigError
 from dogs.experiments import FAMILIES
+from dogs.experiments.paper_vs_ours import build_table
 from dogs.workflow.cost import JOB_RATES, ResourceError, check_config_time, time_table
 from dogs.workflow.guard import check_workflow_config
 from dogs.workflow.keys import keys_read, not_scaling, scaling_table
@@ -63,6 +66,15 @@ def compute(ctx):
     write_json(ctx.output("values"), {"sum": sum(range(s["low"], s["low"] + s["count"]))})
 
 
+@EXPERIMENT.step("summarise")
+def summarise(ctx):
+    from dogs.claims import measured
+    from dogs.io import read_json
+
+    total = read_json(ctx.input("values"))["sum"]
+    ctx.write_claims({"toy_sum": measured(total, total=total, count=ctx.settings["count"])})
+
+
 if __name__ == "__main__":
     EXPERIMENT.run()
 '''
@@ -90,10 +102,33 @@ rule toy_compute:
         "{params.python} -m dogs.experiments.toy compute {params.args} > {log} 2>&1"
 
 
+rule toy_summarise:
+    input:
+        values=result("toy/values.json"),
+    output:
+        claims=result("claims/toy.json"),
+    log:
+        result("logs/toy/summarise.log"),
+    params:
+        python=PYTHON,
+        args=step_args("toy"),
+    shell:
+        "{params.python} -m dogs.experiments.toy summarise {params.args} > {log} 2>&1"
+
+
+CLAIM_FILES.append(result("claims/toy.json"))
+
+
 rule toy:
     input:
-        result("toy/values.json"),
+        result("claims/toy.json"),
 '''
+
+#: The toy family's claims row (``config/claims/toy.yaml``): the paper's side, the criterion and the ``ours`` template.
+TOY_CLAIMS = [{"id": "toy_sum", "paper": "Toy", "where": "the toy test", "claim": "the numbers sum to 6",
+               "paper_value": "6", "family": "toy", "reading": "the sum of the first count numbers from low",
+               "quantity": "sum", "criterion": {"reproduced": [{"equals": 6}]},
+               "ours": "sum {total} of {count} numbers"}]
 
 
 def _toy_module(tmp_path):
@@ -199,6 +234,8 @@ def _documented_copy(tmp_path):
     (work / "src" / "dogs" / "experiments" / "toy.py").write_text(TOY_MODULE)
     # 3. the rules file: the Snakefile includes every rules/*.smk (no include line to add)
     (work / "rules" / "toy.smk").write_text(textwrap.dedent(TOY_RULES))
+    # 4. its claims rows: the table reads every config/claims/*.yaml
+    (work / "config" / "claims" / "toy.yaml").write_text(yaml.safe_dump(TOY_CLAIMS, sort_keys=False))
     return work
 
 
@@ -219,6 +256,15 @@ def test_snakemake_plans_and_runs_the_toy_family_added_the_documented_way(tmp_pa
     assert ran.returncode == 0, (ran.stdout + ran.stderr)[-3000:]
     values = list((work / "results").rglob("toy/values.json"))
     assert len(values) == 1 and yaml.safe_load(values[0].read_text())["sum"] == 1 + 2 + 3
+    # the paper-vs-ours table depends on its claims and words its row from its template
+    table_plan = _snakemake(work, "-n", "--forceall", "results/smoke/paper_vs_ours/paper_vs_ours.md")
+    assert table_plan.returncode == 0, (table_plan.stdout + table_plan.stderr)[-3000:]
+    assert "toy_summarise" in table_plan.stdout + table_plan.stderr
+    claims = list((work / "results").rglob("claims/toy.json"))
+    assert len(claims) == 1
+    rows = build_table(load_paper_claims(work / "config" / "claims"), load_measured(claims), smoke=False)
+    toy_row = rows.set_index("id").loc["toy_sum"]
+    assert toy_row["ours"] == "sum 6 of 3 numbers" and toy_row["verdict"] == "reproduced"
     # the guard runs the registered family's check before any job
     (work / "bad.yaml").write_text(yaml.safe_dump({"toy": {**TOY_SETTINGS, "low": 9}}))
     refused = _snakemake(work, "-n", "toy", configs=("config/smoke.yaml", "bad.yaml"))
