@@ -14,9 +14,11 @@ Every row also carries a ``reading``: the sentence of the paper it tests, the fi
 follows and why each threshold is where it is, so that a reader can check that the criterion reads the
 paper as written, no harsher and no softer. Where the paper prints numbers or derives the effect, the
 row records them as ``paper_evidence``, in the criterion's own quantities (a number, or a mapping
-``{quantity: number}``); the tests check that the paper's own evidence passes its criterion
-(``verdict(criterion, paper_evidence) == "reproduced"``), beside the check that contradicting numbers
-fail it.
+``{quantity: number}``); evidence that only restates the paper's derivation (an error of 0, a share of 1)
+is not evidence, and such a row says it has none. The tests check that the paper's own evidence passes its
+criterion (``verdict(criterion, paper_evidence) == "reproduced"``), and judge realistic measurements of every
+row (``tests/data/claim_readings.yaml``): a supporting one must read reproduced, a contradicting one must
+not, and moving any reproduced or partly threshold leniently must change the verdict of one of them.
 
 The ``ours`` template is a Python format string (:meth:`str.format`) over the row's measured quantities:
 ``value`` (the judged value; when it is a mapping, each of its quantities by name as well) and every keyword
