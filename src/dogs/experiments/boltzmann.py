@@ -532,7 +532,8 @@ def _chain_group(chains: dict, group: int, groups: int) -> dict:
 def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, settings: dict, seed,
                  check: pd.DataFrame | None = None, groups: int | None = None) -> dict:
     """The measured claims; ``check``: :func:`fig8_ratio_check`. With ``groups`` (default: config ``seed_groups``) > 1
-    each row of :data:`PER_SEED_ROWS` is also measured on every group of chains alone (``by_seed``)."""
+    each row of :data:`PER_SEED_ROWS` is also measured on every group of chains alone (``by_seed``; Fig. 8: every
+    group of the checked pairs, pair index mod ``groups``)."""
     claims = {}
     heart = "heart"
     present = set(zip(errors["variant"], errors["dataset"]))
@@ -617,10 +618,12 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
     if groups > 1:
         per_group = [build_claims(errors[errors["chain"] % groups == g], fractions, _chain_group(chains, g, groups),
                                   settings, seed, None if check is None or check.empty else
-                                  check[check["chain"] % groups == g], groups=1) for g in range(groups)]
+                                  check[check["pair"] % groups == g], groups=1) for g in range(groups)]
         for key in PER_SEED_ROWS:
             if key in claims:
-                claims[key]["by_seed"] = [one[key]["value"] if key in one else None for one in per_group]
+                value = claims[key]["value"]
+                missing = dict.fromkeys(value) if isinstance(value, dict) else None  # a group too small to measure
+                claims[key]["by_seed"] = [one[key]["value"] if key in one else missing for one in per_group]
     return claims
 
 
