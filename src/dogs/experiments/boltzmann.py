@@ -177,6 +177,8 @@ NOT_SCALING = {
     "boltzmann.variants.*.start.variance": "a model parameter",
     "boltzmann.within": "a level of the summary",
     "boltzmann.synthetic_bias": "a model parameter",
+    "boltzmann.fig8_ratio_check.states": "pairs of the summary's Fig. 8 ratio check (about 5 s each at d = 25)",
+    "boltzmann.seed_groups": "a split of the summary",
 }
 
 
