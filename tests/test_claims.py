@@ -70,9 +70,153 @@ def test_the_paper_claims_file_is_well_formed():
     assert len({r["id"] for r in rows}) == len(rows)
 
 
-@pytest.mark.parametrize("claim_id, criterion", _criteria(), ids=[c[0] for c in _criteria()] or None)
-def test_every_criterion_can_fail_and_can_pass(claim_id, criterion):
-    check_can_fail_and_pass(claim_id, criterion)
+# ---------------------------------------------------------------- realistic readings of every row
+READINGS = yaml.safe_load((ROOT / "tests" / "data" / "claim_readings.yaml").read_text())
+LENIENCY = 0.25  # a lenient edit moves a threshold by this share of its size (or of its distance to the support)
+
+
+def _judged_rows() -> dict:
+    return {row["id"]: row for row in load_paper_claims(PAPER_CLAIMS) if row.get("criterion", "information") != "information"}
+
+
+def _named(criterion) -> set:
+    return {c.get("quantity") for level in ("reproduced", "partly", "inconclusive") for c in criterion.get(level) or []}
+
+
+def _readings(claim_id, kind):
+    return [item["value"] for item in READINGS[claim_id][kind] if kind == "support" or "expect_after" not in item]
+
+
+def test_every_judged_row_has_realistic_readings_on_both_sides():
+    """tests/data/claim_readings.yaml gives every judged row a supporting and a contradicting measurement, each with
+    the reason it is realistic, and names no row that config/claims does not judge."""
+    rows = _judged_rows()
+    assert set(READINGS) == set(rows), (sorted(set(rows) - set(READINGS)), sorted(set(READINGS) - set(rows)))
+    for claim_id, entry in READINGS.items():
+        assert entry["support"] and entry["contradict"], claim_id
+        assert set(entry) <= {"support", "contradict", "no_near_miss"}, claim_id
+        for key, reason in entry.get("no_near_miss", {}).items():
+            assert key.split("[")[0] in rows[claim_id]["criterion"] and reason.strip(), (claim_id, key)
+        for item in entry["support"] + entry["contradict"]:
+            assert isinstance(item.get("why"), str) and item["why"].strip(), (claim_id, item)
+
+
+@pytest.mark.parametrize("claim_id", sorted(READINGS))
+def test_readings_are_valid_measurements(claim_id):
+    """Each reading names every quantity its criterion judges, and every interval is one: low <= point <= high."""
+    criterion = _judged_rows()[claim_id]["criterion"]
+    for item in READINGS[claim_id]["support"] + READINGS[claim_id]["contradict"]:
+        value = item["value"]
+        named = _named(criterion) - {None}
+        if not named:
+            assert not isinstance(value, dict) and math.isfinite(value), (claim_id, value)
+            continue
+        assert named <= set(value), (claim_id, sorted(named - set(value)))
+        for name, low in value.items():
+            if name.endswith("_low"):
+                stem = name[:-4]
+                high = value[stem + "_high"]
+                assert low <= high, (claim_id, value)
+                if stem in value:
+                    assert low <= value[stem] <= high, (claim_id, value)
+
+
+@pytest.mark.parametrize("claim_id", sorted(READINGS))
+def test_realistic_readings_read_as_they_should(claim_id):
+    """A supporting measurement reads reproduced; a contradicting one does not."""
+    criterion = _judged_rows()[claim_id]["criterion"]
+    for value in _readings(claim_id, "support"):
+        assert verdict(criterion, value) == "reproduced", (claim_id, value)
+    for value in _readings(claim_id, "contradict"):
+        assert verdict(criterion, value) != "reproduced", (claim_id, value)
+
+
+_AWAITING = [(claim_id, item) for claim_id in sorted(READINGS) for item in READINGS[claim_id]["contradict"]
+             if "expect_after" in item]
+
+
+@pytest.mark.parametrize("claim_id, item", _AWAITING, ids=[a[0] for a in _AWAITING] or None)
+def test_contradicting_readings_awaiting_a_fix(claim_id, item):
+    """A contradicting measurement that the row's current criterion still reads reproduced (a lenient reading
+    that another part of the issue fixes): strict xfail, so the fix makes this test fail until its marker goes."""
+    criterion = _judged_rows()[claim_id]["criterion"]
+    if verdict(criterion, item["value"]) == "reproduced":
+        pytest.xfail(f"awaiting {item['expect_after']}")
+    raise AssertionError(f"{claim_id}: {item['value']} no longer reads reproduced; drop its expect_after marker")
+
+
+def _support_value(claim_id, quantity):
+    value = _readings(claim_id, "support")[0]
+    return value if quantity is None else value[quantity]
+
+
+def _lenient_edits(claim_id, criterion):
+    """Every lenient edit of one threshold of the reproduced and partly conditions: ``(label, edited criterion)``.
+
+    A threshold ``t`` moves by LENIENCY x max(|t|, |support - t|) towards passing; an ``equals`` gains that much
+    tolerance, with |t| in place of LENIENCY |t|; ``between`` moves each end alone. Thresholds of the inconclusive
+    conditions equal to the moved one move with it (one coherent edit). Conditions on 0/1 flags are not thresholds."""
+    sign = {"at_least": -1, "greater_than": -1, "at_most": 1, "less_than": 1}
+    for level in ("reproduced", "partly"):
+        for k, condition in enumerate(criterion.get(level) or []):
+            quantity = condition.get("quantity")
+            support = float(_support_value(claim_id, quantity))
+            op = next(op for op in OPS if op in condition)
+            if op == "equals":
+                t = float(condition["equals"])
+                if t in (0.0, 1.0) and not condition.get("tolerance"):
+                    continue  # a flag
+                edits = [("equals", {**condition, "tolerance": condition.get("tolerance", 0) + max(abs(t), abs(support - t))}, None, None)]
+            elif op == "between":
+                lo, hi = condition["between"]
+                d_lo, d_hi = LENIENCY * max(abs(lo), abs(support - lo)), LENIENCY * max(abs(hi), abs(support - hi))
+                edits = [("between low", {**condition, "between": [lo - d_lo, hi]}, lo, lo - d_lo),
+                         ("between high", {**condition, "between": [lo, hi + d_hi]}, hi, hi + d_hi)]
+            else:
+                t = float(condition[op])
+                moved = t + sign[op] * LENIENCY * max(abs(t), abs(support - t))
+                edits = [(op, {**condition, op: moved}, t, moved)]
+            for label, edited, old, new in edits:
+                changed = {**criterion, level: [*criterion[level][:k], edited, *criterion[level][k + 1:]]}
+                if old is not None and criterion.get("inconclusive"):
+                    changed["inconclusive"] = [
+                        {**c, **{o: new for o in OPS if o in c and o != "between" and c[o] == old}}
+                        for c in criterion["inconclusive"]]
+                yield f"{level}[{k}] {quantity or 'value'} {label}", changed
+
+
+@pytest.mark.parametrize("claim_id", sorted(READINGS))
+def test_a_lenient_threshold_changes_a_realistic_verdict(claim_id):
+    """A reviewer who moves any threshold of the row leniently (by a quarter) sees a reading change its verdict: each
+    threshold has a near miss among the readings, so no threshold sits where no realistic measurement falls."""
+    criterion = _judged_rows()[claim_id]["criterion"]
+    values = _readings(claim_id, "support") + _readings(claim_id, "contradict")
+    before = [verdict(criterion, v) for v in values]
+    exempt = READINGS[claim_id].get("no_near_miss", {})
+    for label, lenient in _lenient_edits(claim_id, criterion):
+        if label.split(" ")[0] in exempt:
+            continue
+        after = [verdict(lenient, v) for v in values]
+        assert after != before, f"{claim_id}: {label}: no reading changes its verdict; add a near miss"
+
+
+def test_both_ends_of_every_between_have_a_contradicting_reading():
+    """A ``between`` is a two-sided claim: some contradicting reading lies below its lower end and one above its upper
+    end (with the row's other conditions of that level met), and neither reads reproduced."""
+    for claim_id, row in _judged_rows().items():
+        for level in ("reproduced", "partly"):
+            conditions = row["criterion"].get(level) or []
+            for condition in conditions:
+                if "between" not in condition:
+                    continue
+                lo, hi = condition["between"]
+                others = {"reproduced": [c for c in conditions if c is not condition]}
+                sides = set()
+                for value in _readings(claim_id, "contradict"):
+                    x = value if condition.get("quantity") is None else value[condition["quantity"]]
+                    if not others["reproduced"] or verdict(others, value) == "reproduced":
+                        sides |= {"below"} if x < lo else {"above"} if x > hi else set()
+                assert sides == {"below", "above"}, (claim_id, level, condition, sides)
 
 
 @pytest.mark.parametrize("criterion", [
@@ -140,7 +284,13 @@ def _evidence_rows():
 @pytest.mark.parametrize("claim_id, criterion, evidence", _evidence_rows(), ids=[r[0] for r in _evidence_rows()] or None)
 def test_the_papers_own_evidence_passes_its_criterion(claim_id, criterion, evidence):
     """A criterion reads the paper as written: the numbers the paper prints (or derives) for a claim
-    reproduce it. Its twin, test_every_criterion_can_fail_and_can_pass, feeds it contradicting numbers."""
+    reproduce it. Its twin, test_realistic_readings_read_as_they_should, feeds it contradicting numbers. Evidence
+    for part of the quantities (the paper prints nothing for the others) is judged by the conditions on those."""
+    if isinstance(evidence, dict):
+        criterion = {level: [c for c in criterion[level] if c.get("quantity") in evidence]
+                     for level in ("reproduced", "partly", "inconclusive") if criterion.get(level)}
+        criterion = {k: v for k, v in criterion.items() if v}
+        assert criterion.get("reproduced"), f"{claim_id}: paper_evidence names none of the judged quantities"
     assert verdict(criterion, evidence) == "reproduced", claim_id
 
 
@@ -353,3 +503,47 @@ def test_malformed_templates_are_refused(tmp_path, bad):
     path.write_text(yaml.safe_dump([row]))
     with pytest.raises(ClaimsError):
         load_paper_claims(path)
+
+
+# ---------------------------------------------------------------- verdicts over draws
+def test_a_noisy_row_reads_reproduced_only_when_its_draws_agree():
+    """AA Fig. 3 at paper scale: the majority of 3 bias draws won every comparison, one draw at a time 2 of 3 read
+    partly; the row reads partly and shows the split."""
+    from dogs.claims import seeded_verdict
+
+    criterion = {"reproduced": [{"quantity": "node_share", "at_least": 0.9}, {"quantity": "pairwise_share", "at_least": 0.9}],
+                 "partly": [{"quantity": "node_share", "at_least": 0.5}, {"quantity": "pairwise_share", "at_least": 0.5}]}
+    pooled = {"node_share": 1.0, "pairwise_share": 1.0}
+    draws = [{"node_share": 0.75, "pairwise_share": 0.75}, {"node_share": 0.86, "pairwise_share": 0.75},
+             {"node_share": 1.0, "pairwise_share": 1.0}]
+    assert seeded_verdict(criterion, pooled, draws) == ("partly", ["partly", "partly", "reproduced"])
+    assert seeded_verdict(criterion, pooled, draws, "typical")[0] == "reproduced"
+    assert seeded_verdict(criterion, pooled, [pooled] * 3)[0] == "reproduced"
+    assert seeded_verdict(criterion, pooled, None) == ("reproduced", [])
+    # a split with one supporting draw is partly; draws that all fail keep the pooled verdict
+    low = {"node_share": 0.2, "pairwise_share": 0.2}
+    assert seeded_verdict(criterion, low, [low, low, pooled])[0] == "partly"
+    assert seeded_verdict(criterion, low, [low, low, low])[0] == "not reproduced"
+    with pytest.raises(ClaimsError):
+        seeded_verdict(criterion, pooled, draws, "majority")
+    row = {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f", "reading": "r",
+           "quantity": "x", "criterion": criterion, "ours": "{node_share}", "per_seed": "all"}
+    table = build_table([row], {"a": measured(pooled, by_seed=draws)}, smoke=False)
+    assert table["verdict"][0] == "partly"
+    assert table["verdict_by_seed"][0] == "3 seeds: 2 partly, 1 reproduced (partly, partly, reproduced)"
+    with pytest.raises(ClaimsError, match="by_seed"):
+        build_table([row], {"a": measured(pooled)}, smoke=False)
+
+
+def test_every_noisy_row_is_judged_per_draw():
+    """The rows read from noisy numbers (annular bias draws, Boltzmann chains, torus repetitions) declare their
+    rule over draws, so a missing by_seed is an error of the table step, not a silently pooled verdict."""
+    noisy_families = {"annular_ising", "boltzmann"}
+    noisy_rows = {"dogs_s54_bias_faster", "dogs_s51_actual_gains_exceed_bound_gains"}
+    for row in load_paper_claims(PAPER_CLAIMS):
+        if row.get("criterion", "information") == "information":
+            continue
+        if row["family"] in noisy_families or row["id"] in noisy_rows:
+            assert row.get("per_seed") in ("all", "typical"), row["id"]
+            if row["per_seed"] == "typical":
+                assert "typical" in row["reading"], row["id"]

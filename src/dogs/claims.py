@@ -14,9 +14,11 @@ Every row also carries a ``reading``: the sentence of the paper it tests, the fi
 follows and why each threshold is where it is, so that a reader can check that the criterion reads the
 paper as written, no harsher and no softer. Where the paper prints numbers or derives the effect, the
 row records them as ``paper_evidence``, in the criterion's own quantities (a number, or a mapping
-``{quantity: number}``); the tests check that the paper's own evidence passes its criterion
-(``verdict(criterion, paper_evidence) == "reproduced"``), beside the check that contradicting numbers
-fail it.
+``{quantity: number}``); evidence that only restates the paper's derivation (an error of 0, a share of 1)
+is not evidence, and such a row says it has none. The tests check that the paper's own evidence passes its
+criterion (``verdict(criterion, paper_evidence) == "reproduced"``), and judge realistic measurements of every
+row (``tests/data/claim_readings.yaml``): a supporting one must read reproduced, a contradicting one must
+not, and moving any reproduced or partly threshold leniently must change the verdict of one of them.
 
 The ``ours`` template is a Python format string (:meth:`str.format`) over the row's measured quantities:
 ``value`` (the judged value; when it is a mapping, each of its quantities by name as well) and every keyword
@@ -58,6 +60,15 @@ decide must not be read as either answer. A missing or non-finite quantity fails
 its condition. A row with ``criterion: information`` reports a measured value that the paper states
 without a testable claim (absolute times on other hardware, say): its verdict is **information**.
 
+A claim read from noisy numbers (independent bias draws, repetitions, disjoint groups of chains) is measured
+with ``by_seed``: the judged value recomputed from each draw alone, as the paper ran one draw. The table
+judges each draw and shows the split (column ``verdict_by_seed``), and the row verdict follows the row's
+``per_seed`` rule (:func:`seeded_verdict`): ``all`` (the default) reads **reproduced** only when the pooled
+value and every draw read reproduced, **partly** when they split (some draw, or the pooled value, reads
+reproduced or partly and some other does not), and otherwise the pooled verdict; ``typical`` keeps the
+pooled verdict, for a claim about the typical draw, which the row's reading must explain. A row that
+declares ``per_seed`` must be measured with ``by_seed``.
+
 Example::
 
     - id: dogs_s51_dogs_two_orders
@@ -91,6 +102,7 @@ __all__ = [
     "load_paper_claims",
     "measured",
     "render_ours",
+    "seeded_verdict",
     "template_fields",
     "verdict",
     "worded_in_code",
@@ -104,6 +116,9 @@ _REQUIRED = ("id", "paper", "where", "claim", "paper_value", "family", "reading"
 _LEVELS = ("inconclusive", "reproduced", "partly")  # the order in which verdict() tries them
 _COMPARISONS = ("at_least", "at_most", "greater_than", "less_than", "between", "equals")
 INFORMATION = "information"
+#: The rules of a noisy row's verdict over its draws (row key ``per_seed``, :func:`seeded_verdict`).
+PER_SEED_RULES = ("all", "typical")
+_SUPPORTING = ("reproduced", "partly")
 
 
 #: The rows whose sentence the experiment still builds (template ``"{text}"``, :func:`worded_in_code`).
@@ -274,6 +289,8 @@ def _load_claims_file(path: Path) -> list[dict]:
             check_criterion(row["criterion"], row["id"])
             if not isinstance(row.get("ours"), str):
                 raise ClaimsError(f"{path}: claim {row['id']!r} has a criterion but no 'ours' template")
+        if "per_seed" in row and (row["per_seed"] not in PER_SEED_RULES or not isinstance(row.get("criterion"), dict)):
+            raise ClaimsError(f"{path}: claim {row['id']!r}: 'per_seed' is one of {PER_SEED_RULES} and needs a criterion")
         if row.get("ours") == "{text}" and row["id"] not in WORDED_IN_CODE:
             raise ClaimsError(f"{path}: claim {row['id']!r}: the template '{{text}}' (a sentence built in code) is "
                               "only for the rows of dogs.claims.WORDED_IN_CODE; word it with a template")
@@ -440,6 +457,29 @@ def verdict(criterion, value) -> str:
         if criterion.get(level) and all(_holds(c, value) for c in criterion[level]):
             return level
     return "not reproduced"
+
+
+def seeded_verdict(criterion, value, by_seed=None, rule: str = "all") -> tuple[str, list[str]]:
+    """The verdict of a noisy claim and the verdict of each of its draws (module docstring, ``per_seed``).
+
+    ``value`` is the pooled measurement, ``by_seed`` the same quantity from each independent draw alone (``None``: a
+    claim without draws, judged by :func:`verdict` alone). With ``rule="all"`` the claim reads reproduced only when
+    the pooled value and every draw do, partly when they split, and else the pooled verdict; ``"typical"`` keeps
+    the pooled verdict."""
+    if rule not in PER_SEED_RULES:
+        raise ClaimsError(f"per_seed must be one of {PER_SEED_RULES}, got {rule!r}")
+    pooled = verdict(criterion, value)
+    if by_seed is None:
+        return pooled, []
+    seeds = [verdict(criterion, v) for v in by_seed]
+    if rule == "typical" or pooled == INFORMATION:
+        return pooled, seeds
+    every = [pooled, *seeds]
+    if all(v == "reproduced" for v in every):
+        return "reproduced", seeds
+    if any(v in _SUPPORTING for v in every):
+        return "partly", seeds
+    return pooled, seeds
 
 
 def _holds(condition: dict, value) -> bool:

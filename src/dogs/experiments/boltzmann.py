@@ -44,14 +44,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import erf, ndtr
 
 from dogs.claims import worded_in_code
 from dogs.data import load_heart_disease, require_dataset
 from dogs.experiments.common import discard_worker_pool, shutdown_workers, worker_pool
 from dogs.io import write_csv, write_meta, write_npz
+from dogs.learning import posterior_accuracy as accuracy
 from dogs.learning.boltzmann_posterior import (
     MAX_ENUMERATION_UNITS,
+    MAX_SPLIT_ENUMERATION_UNITS,
     approximate_mh,
     authors_cmh_offset,
     form_statistic,
@@ -80,6 +81,10 @@ def _units(spec: dict) -> int:
 
 
 def check_settings(settings: dict) -> None:
+    check = settings["fig8_ratio_check"]["dataset"]
+    if check in settings["datasets"] and settings["datasets"][check]["source"] != "synthetic":
+        raise SettingsError(f"config key boltzmann.fig8_ratio_check.dataset: {check!r} is not a synthetic data set "
+                            "(Fig. 8's data sets have true weights)")
     for name, spec in settings["datasets"].items():
         if spec["source"] == "synthetic":
             missing = [k for k in ("units", "data_points") if k not in spec]
@@ -386,45 +391,6 @@ def chain_errors(chains: dict) -> pd.DataFrame:
                                        "cross_chain_error", "acceptance"])
 
 
-def _close(c: dict, within: float) -> np.ndarray:
-    """``(chains, steps, weights)`` booleans: the sample of ``W_ij`` within ``within`` of the true weight."""
-    truth = c["W_true"]
-    return np.abs(c["weights"] - truth) <= within * np.abs(truth)
-
-
-def within_fractions(chains: dict, within: float) -> pd.DataFrame:
-    """Per variant, data set with true weights, sampler and weight: the fraction of samples within ``within`` of the
-    truth (all chains and steps; the paper's statistic, divided by the number of samples)."""
-    rows = []
-    for (variant, dataset, sampler), c in chains.items():
-        if "W_true" not in c:
-            continue
-        truth = c["W_true"]
-        fractions = _close(c, within).reshape(-1, truth.size).mean(axis=0)
-        rows += [(variant, dataset, SAMPLERS[sampler], k, float(truth[k]), float(f)) for k, f in enumerate(fractions)]
-    return pd.DataFrame(rows, columns=["variant", "dataset", "sampler", "weight", "true_value", "fraction_within"])
-
-
-def posterior_moments(chains: dict) -> pd.DataFrame:
-    """Per variant, data set, sampler and weight: mean and s.d. of the second halves of all chains pooled (Fig. 7)."""
-    rows = []
-    for (variant, dataset, sampler), c in chains.items():
-        w = c["weights"][:, c["weights"].shape[1] // 2:].reshape(-1, c["weights"].shape[2])
-        rows += [(variant, dataset, SAMPLERS[sampler], k, float(w[:, k].mean()), float(w[:, k].std(ddof=1)))
-                 for k in range(w.shape[1])]
-    return pd.DataFrame(rows, columns=["variant", "dataset", "sampler", "weight", "mean", "sd"])
-
-
-def prior_fraction(truth, mean: str, variance: float, within: float) -> float:
-    """The fraction within ``within`` of the true weights expected from the prior alone (no data): the level a
-    sampler reaches when the data carry no information, averaged over the weights."""
-    w = np.abs(np.asarray(truth, dtype=np.float64))
-    sd = np.sqrt(variance)
-    if mean == "truth":
-        return float(np.mean(erf(within * w / (sd * np.sqrt(2.0)))))
-    return float(np.mean(ndtr((1.0 + within) * w / sd) - ndtr((1.0 - within) * w / sd)))  # ndtr: the normal cdf
-
-
 def posterior_shift(chains: dict, dataset: str, sampler: str, variant: str = MAIN) -> float:
     """Largest over weights of |posterior mean - exact chain's mean| / pooled s.e. of the difference (second halves)."""
     a, b = chains[(variant, dataset, sampler)]["weights"], chains[(MAIN, dataset, "exact")]["weights"]
@@ -469,37 +435,92 @@ def errata_b2_runs(settings: dict, dataset: str = "heart") -> list[str]:
                      if dataset in spec["datasets"] and set(spec) <= PROTOCOL_KEEPING]
 
 
-def fraction_margin(chains: dict, datasets, within: float, variant: str, rng, resamples: int = 10000,
-                    level: float = 0.95) -> dict:
-    """Each annular sampler against each baseline (HMC, CMH) on each data set: the ratio of their mean fractions of
-    samples within ``within`` of the truth, with bootstrap intervals (chains resampled independently per data set and
-    sampler) at the simultaneous ``level`` (Bonferroni over the pairs). ``margin``: the smallest ratio;
-    ``margin_low`` / ``margin_high``: the smallest lower / upper interval end over the pairs (``margin_low > 1``: every
-    pair is above 1; ``margin_high < 1``: some pair is below 1); ``fractions``: the mean fraction per data set and
-    sampler. Empty when a run is missing."""
-    per_chain = {}
-    for dataset in datasets:
-        for sampler in ("hmc", "cmh", *ANNULAR):
-            c = chains.get((variant, dataset, sampler))
-            if c is None:
-                return {}
-            per_chain[(dataset, sampler)] = _close(c, within).mean(axis=(1, 2))
-    boot = {key: values[rng.integers(len(values), size=(resamples, len(values)))].mean(axis=1)
-            for key, values in per_chain.items()}
-    pairs = [(d, a, b) for d in datasets for a in ANNULAR for b in ("hmc", "cmh")]
-    tail = 100 * (1 - level) / (2 * len(pairs))
-    points, lows, highs = [], [], []
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for d, a, b in pairs:
-            points.append(per_chain[(d, a)].mean() / per_chain[(d, b)].mean())
-            low, high = np.nanpercentile(boot[(d, a)] / boot[(d, b)], [tail, 100 - tail])
-            lows.append(low)
-            highs.append(high)
-    return {"margin": float(min(points)), "margin_low": float(min(lows)), "margin_high": float(min(highs)),
+def fraction_margin(chains: dict, datasets, within: float, variant: str, rng) -> dict:
+    """Each annular sampler against HMC and CMH on each data set: the ratio of their mean fractions of samples within
+    ``within`` of the truth with simultaneous 95% bootstrap intervals (:func:`dogs.learning.posterior_accuracy.
+    fraction_margin`), and ``fractions``, the mean per data set and sampler. Empty when a run is missing."""
+    keys = [(d, s) for d in datasets for s in ("hmc", "cmh", *ANNULAR)]
+    if any((variant, d, s) not in chains for d, s in keys):
+        return {}
+    per_chain = {(d, s): accuracy.close_to_truth(chains[(variant, d, s)]["weights"], chains[(variant, d, s)]["W_true"],
+                                                 within).mean(axis=(1, 2)) for d, s in keys}
+    pairs = [((d, a), (d, b)) for d in datasets for a in ANNULAR for b in ("hmc", "cmh")]
+    return {**accuracy.fraction_margin(per_chain, pairs, rng),
             "fractions": {f"{d} {SAMPLERS[s]}": float(v.mean()) for (d, s), v in per_chain.items()}}
 
 
-def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, settings: dict, seed) -> dict:
+def fig8_claim(chains: dict, large, settings: dict, seed, check: pd.DataFrame) -> dict:
+    """The Fig. 8 row, judged by the paired log-ratio errors of ``check`` (:func:`fig8_ratio_check`); the fractions
+    within 20%, their start level, their course over the outer steps (:mod:`dogs.learning.posterior_accuracy`), the
+    outer acceptance and the fraction ratios (also of the sensitivity variants) reported beside it."""
+    within = settings["within"]
+    ratio = accuracy.paired_margin(check, [SAMPLERS[a] for a in ANNULAR], ["HMC", "CMH"])
+    main = fraction_margin(chains, large, within, MAIN, np.random.default_rng(seed))
+    others = {v: {k: r[k] for k in ("margin", "margin_low", "margin_high")}
+              for v in sensitivity_variants(settings, large[0])
+              if (r := fraction_margin(chains, large, within, v, np.random.default_rng(seed)))}
+    runs = {d: {SAMPLERS[s]: chains[(MAIN, d, s)] for s in ("hmc", "cmh", *ANNULAR)} for d in large}
+    level = {key: {d: accuracy.prior_fraction(runs[d]["HMC"]["W_true"], settings["datasets"][d][key]["mean"],
+                                              settings["datasets"][d][key]["variance"], within) for d in large}
+             for key in ("start", "prior")}
+    steps = runs[large[0]]["HMC"]["weights"].shape[1]
+    marks = sorted({0, steps // 4, steps // 2, 3 * steps // 4, steps - 1})
+    by_step = {d: {s: [float(x) for x in accuracy.fraction_by_step(c["weights"], c["W_true"], within)[marks]]
+                   for s, c in runs[d].items()} for d in large}
+    acceptance = {d: {s: float(c["acceptance"].mean()) for s, c in runs[d].items()} for d in large}
+    text = (f"{check['dataset'].iloc[0]}, the same {ratio['pairs']} (W, W') pairs for every sampler: mean |estimated - "
+            "exact log Z(W')/Z(W)| " + ", ".join(f"{k} {v:.4f}" for k, v in ratio["mean_abs_error"].items())
+            + f"; annular better than HMC and CMH by at least {ratio['margin_se']:.1f} s.e. (paired). Not judged (the "
+            f"start decides them): fractions within {within:.0%}; the start gives "
+            + ", ".join(f"{d} {v:.3f}" for d, v in level["start"].items()) + ", the prior "
+            + ", ".join(f"{d} {v:.3f}" for d, v in level["prior"].items()) + "; after outer steps "
+            + "/".join(str(m + 1) for m in marks) + ": "
+            + "; ".join(f"{d} {k} " + " → ".join(f"{x:.3f}" for x in xs) for d in large for k, xs in by_step[d].items())
+            + "; outer acceptance " + ", ".join(f"{d} {k} {a:.2f}" for d in large for k, a in acceptance[d].items())
+            + f"; smallest annular / baseline fraction ratio {main['margin']:.3f} (simultaneous 95% interval ends "
+            f"{main['margin_low']:.3f}, {main['margin_high']:.3f})" + "".join(f"; {v}: {r['margin']:.3f}" for v, r in others.items()))
+    return worded_in_code(text, {"ratio_error_margin": ratio["margin_se"]}, ratio_errors=ratio["mean_abs_error"],
+                          ratio_margins=ratio["by_pair"], ratio_check_pairs=ratio["pairs"], start_fraction=level["start"],
+                          prior_fraction=level["prior"], fraction_steps=marks, fraction_by_step=by_step,
+                          outer_acceptance=acceptance, fractions=main["fractions"], sensitivity=others,
+                          fraction_margin={k: main[k] for k in ("margin", "margin_low", "margin_high")})
+
+
+def fig8_ratio_check(chains: dict, settings: dict, seed) -> pd.DataFrame:
+    """:func:`dogs.learning.posterior_accuracy.ratio_check` on the main chains of ``fig8_ratio_check.dataset`` (empty
+    when they did not run or their ``2^d`` states cannot be enumerated)."""
+    spec = settings["fig8_ratio_check"]
+    dataset = spec["dataset"]
+    present = [s for s in ("hmc", "cmh", *ANNULAR) if (MAIN, dataset, s) in chains]
+    d = _units(settings["datasets"][dataset]) if dataset in settings["datasets"] else 0
+    if not present or d > MAX_SPLIT_ENUMERATION_UNITS:
+        return pd.DataFrame()
+    check = accuracy.ratio_check({SAMPLERS[s]: chains[(MAIN, dataset, s)]["weights"] for s in present},
+                             {SAMPLERS[s]: SAMPLERS[s] for s in present}, d=d, states=spec["states"],
+                             proposal_variance=settings["proposal_variance"],
+                             inner_samples=settings["datasets"][dataset]["inner_samples"],
+                             travel_time_periods=settings["travel_time_periods"], model_form=settings["model_form"],
+                             seed=seed)
+    check.insert(0, "dataset", dataset)
+    return check
+
+
+#: The judged rows, each also measured on every group of chains alone (``by_seed``; config ``seed_groups``).
+PER_SEED_ROWS = ("aa_fig6_heart_annular_vs_cmh_hmc", "aa_fig6_synthetic_annular_best", "aa_fig7_cmh_shifts_posterior",
+                 "aa_fig8_fraction_within")
+
+
+def _chain_group(chains: dict, group: int, groups: int) -> dict:
+    """The chains ``group, group + groups, ...`` of every run (the rows ``chain % groups == group`` of the errors)."""
+    return {key: {k: (v[group::groups] if k in ("weights", "estimated", "exact", "acceptance") else v)
+                  for k, v in c.items()} for key, c in chains.items()}
+
+
+def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, settings: dict, seed,
+                 check: pd.DataFrame | None = None, groups: int | None = None) -> dict:
+    """The measured claims; ``check``: :func:`fig8_ratio_check`. With ``groups`` (default: config ``seed_groups``) > 1
+    each row of :data:`PER_SEED_ROWS` is also measured on every group of chains alone (``by_seed``; Fig. 8: every
+    group of the checked pairs, pair index mod ``groups``)."""
     claims = {}
     heart = "heart"
     present = set(zip(errors["variant"], errors["dataset"]))
@@ -538,32 +559,15 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
             + "".join(f"; {v}: {m:.1f} s.e. ({_text(errors, v, synthetic)})" for v, m in sensitivity.items()),
             margin(MAIN), sensitivity=sensitivity)
     large = [d for d in FIG8_DATASETS if (MAIN, d, "hmc") in chains]
-    if large:
-        within = settings["within"]
-        main = fraction_margin(chains, large, within, MAIN, np.random.default_rng(seed))
-        chance = {d: prior_fraction(chains[(MAIN, d, "hmc")]["W_true"], settings["datasets"][d]["prior"]["mean"],
-                                    settings["datasets"][d]["prior"]["variance"], within) for d in large}
-        sensitivity = {}
-        for v in sensitivity_variants(settings, large[0]):
-            result = fraction_margin(chains, large, within, v, np.random.default_rng(seed))
-            if result:
-                sensitivity[v] = {k: result[k] for k in ("margin", "margin_low", "margin_high")}
-        claims["aa_fig8_fraction_within"] = worded_in_code(
-            "mean fraction of posterior samples within 20% of the true weight: "
-            + ", ".join(f"{k} {v:.3f}" for k, v in main["fractions"].items())
-            + "; the prior alone: " + ", ".join(f"{d} {v:.3f}" for d, v in chance.items())
-            + f"; smallest annular / baseline ratio {main['margin']:.3f} (simultaneous 95% bootstrap intervals: smallest "
-            f"lower end {main['margin_low']:.3f}, smallest upper end {main['margin_high']:.3f})"
-            + "".join(f"; {v}: {r['margin']:.3f} ({r['margin_low']:.3f} to {r['margin_high']:.3f})"
-                      for v, r in sensitivity.items()),
-            {k: main[k] for k in ("margin", "margin_low", "margin_high")}, fractions=main["fractions"],
-            prior_fraction=chance, sensitivity=sensitivity)
+    if large and check is not None and not check.empty:
+        claims["aa_fig8_fraction_within"] = fig8_claim(chains, large, settings, seed, check)
     for variant in errata_b1_variants(settings):
         if (variant, heart) not in present or (MAIN, heart) not in present:
             continue
         acceptance = errors[(errors["variant"] == MAIN) & (errors["dataset"] == heart)].groupby("sampler")["acceptance"].mean()
         b1 = errors[(errors["variant"] == variant) & (errors["dataset"] == heart) & (errors["sampler"] == "CMH")]
-        moments = posterior_moments({k: v for k, v in chains.items() if k[1] == heart and k[0] in (MAIN, variant)})
+        moments = accuracy.posterior_moments({k: v for k, v in chains.items() if k[1] == heart and k[0] in (MAIN, variant)},
+                                             SAMPLERS)
         sd = moments.pivot_table(index="weight", columns=["variant", "sampler"], values="sd")
         sd_ratio = (sd[(variant, "CMH")] / sd[(MAIN, "exact")]) if (MAIN, "exact") in sd else pd.Series([np.nan])
         offset = authors_cmh_offset(_units(settings["datasets"][heart]), int(b1["inner_samples"].iloc[0]),
@@ -597,6 +601,16 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
              "cross_chain_ratio_last_over_first": float(by_f.loc[f_high, "cross_chain_error"]
                                                         / by_f.loc[f_low, "cross_chain_error"])},
             series=series.to_dict(orient="records"))
+    groups = settings.get("seed_groups", 1) if groups is None else groups
+    if groups > 1:
+        per_group = [build_claims(errors[errors["chain"] % groups == g], fractions, _chain_group(chains, g, groups),
+                                  settings, seed, None if check is None or check.empty else
+                                  check[check["pair"] % groups == g], groups=1) for g in range(groups)]
+        for key in PER_SEED_ROWS:
+            if key in claims:
+                value = claims[key]["value"]
+                missing = dict.fromkeys(value) if isinstance(value, dict) else None  # a group too small to measure
+                claims[key]["by_seed"] = [one[key]["value"] if key in one else missing for one in per_group]
     return claims
 
 
@@ -606,7 +620,7 @@ def summarise(ctx):
     folders = ctx.inputs("variant_chains") if ctx.has_input("variant_chains") else []  # none without variants
     chains = _load_chains([*ctx.inputs("chains"), *(p for folder in folders for p in sorted(folder.glob("posterior_*.npz")))])
     errors = chain_errors(chains)
-    fractions = within_fractions(chains, cfg["within"])
+    fractions = accuracy.within_fractions(chains, cfg["within"], SAMPLERS)
     write_csv(errors, ctx.output("errors"))
     write_meta(ctx.output("errors"), settings=cfg, seed=None, elapsed_seconds=ctx.elapsed(),
                extra={"description": "per variant (main: the main runs), data set, inner sampler and chain: the mean "
@@ -617,10 +631,11 @@ def summarise(ctx):
     write_meta(ctx.output("fractions"), settings=cfg, seed=None, elapsed_seconds=ctx.elapsed(),
                extra={"description": f"fraction of posterior samples (all chains and steps) within {cfg['within']:.0%} "
                                      "of each true weight (AA Fig. 8)"})
-    write_csv(posterior_moments(chains), ctx.output("posterior"))
+    write_csv(accuracy.posterior_moments(chains, SAMPLERS), ctx.output("posterior"))
     write_meta(ctx.output("posterior"), settings=cfg, seed=None, elapsed_seconds=ctx.elapsed(),
                extra={"description": "posterior mean and s.d. of each weight, second halves of all chains pooled"})
-    ctx.write_claims(build_claims(errors, fractions, chains, cfg, seed_sequence(ctx.seed, FAMILY, "bootstrap")))
+    check = fig8_ratio_check(chains, cfg, seed_sequence(ctx.seed, FAMILY, "ratio_check"))
+    ctx.write_claims(build_claims(errors, fractions, chains, cfg, seed_sequence(ctx.seed, FAMILY, "bootstrap"), check))
 
 
 def _main(frame: pd.DataFrame) -> pd.DataFrame:

@@ -19,7 +19,7 @@ import json
 import pandas as pd
 
 from dogs.claims import (NEEDS_DATA, NOT_YET_RUN, VERDICTS, ClaimsError, describe, load_measured,
-                         load_paper_claims, render_ours, verdict)
+                         load_paper_claims, render_ours, seeded_verdict)
 from dogs.io import atomic_path, write_csv
 from dogs.workflow.shell import Experiment, SettingsError
 
@@ -40,25 +40,36 @@ SETTINGS_SCHEMA = {
 }
 
 
-def row_verdict(row: dict, got: dict | None, needs_data: dict | None = None) -> str:
-    """The verdict of one row: the criterion applied to the measured value, or "needs data" when the row's family
-    waits for an absent data set, or "not yet run"."""
-    if got is None:
-        return NEEDS_DATA if row["family"] in (needs_data or {}) else NOT_YET_RUN
+def _judged(row: dict, got: dict) -> tuple[str, list[str]]:
+    """``(row verdict, verdict of each draw)`` of a measured row (:func:`dogs.claims.seeded_verdict`)."""
     if "criterion" not in row:
         raise ClaimsError(f"claim {row['id']!r} is measured but config/claims gives it no criterion")
+    if "per_seed" in row and "by_seed" not in got:
+        raise ClaimsError(f"claim {row['id']!r} is judged per seed (per_seed: {row['per_seed']}) but its experiment "
+                          "measured no by_seed values; rerun its summarise step")
     try:
-        return verdict(row["criterion"], got["value"])
+        return seeded_verdict(row["criterion"], got["value"], got.get("by_seed"), row.get("per_seed", "all"))
     except ClaimsError as exc:
         raise ClaimsError(f"claim {row['id']!r}: {exc}") from None
 
 
+def row_verdict(row: dict, got: dict | None, needs_data: dict | None = None) -> str:
+    """The verdict of one row: the criterion applied to the measured value and to each of its draws (reproduced only
+    when they agree, unless the row reads the typical draw: ``per_seed``), or "needs data" when the row's family
+    waits for an absent data set, or "not yet run"."""
+    if got is None:
+        return NEEDS_DATA if row["family"] in (needs_data or {}) else NOT_YET_RUN
+    return _judged(row, got)[0]
+
+
 def seed_verdicts(row: dict, got: dict | None) -> str:
-    """The verdict of each independent seed of a noisy claim (``by_seed``), e.g. "3 seeds: reproduced, reproduced,
-    reproduced"; empty when the claim has no seeds."""
+    """The split of a noisy claim over its independent draws (``by_seed``), e.g. "3 seeds: 2 reproduced, 1 partly
+    (reproduced, partly, reproduced)"; empty when the claim has no draws."""
     if got is None or "by_seed" not in got:
         return ""
-    return f"{len(got['by_seed'])} seeds: " + ", ".join(row_verdict(row, {"value": v}) for v in got["by_seed"])
+    seeds = _judged(row, got)[1]
+    counts = ", ".join(f"{seeds.count(v)} {v}" for v in dict.fromkeys(seeds))
+    return f"{len(seeds)} seeds: {counts} ({', '.join(seeds)})"
 
 
 def build_table(paper_rows: list[dict], measured: dict, smoke: bool, needs_data: dict | None = None) -> pd.DataFrame:

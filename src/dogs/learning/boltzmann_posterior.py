@@ -66,9 +66,12 @@ __all__ = [
     "MAX_ENUMERATION_UNITS",
     "MHChain",
     "approximate_mh",
+    "MAX_SPLIT_ENUMERATION_UNITS",
     "authors_cmh_offset",
+    "estimate_log_ratios",
     "form_statistic",
     "log_partition",
+    "log_partition_split",
     "pair_statistics",
     "synthetic_data",
     "weights_matrix",
@@ -80,6 +83,8 @@ INNER_STARTS = ("restart", "persistent")
 
 #: :func:`log_partition` enumerates ``2^d`` states: refuse beyond this.
 MAX_ENUMERATION_UNITS = 20
+#: :func:`log_partition_split` enumerates ``2^d`` states in two halves without storing them: refuse beyond this.
+MAX_SPLIT_ENUMERATION_UNITS = 28
 
 
 def pair_statistics(y) -> np.ndarray:
@@ -126,6 +131,33 @@ def log_partition(w, d: int, states: np.ndarray | None = None, form: str = "zero
     energy = states @ np.asarray(w, dtype=np.float64)
     top = energy.max()
     return float(top + np.log(np.exp(energy - top).sum()))
+
+
+def log_partition_split(w, d: int, form: str = "zero_one", rows: int = 256) -> float:
+    """:func:`log_partition` for larger ``d`` (up to :data:`MAX_SPLIT_ENUMERATION_UNITS`; about a second at d = 25).
+
+    The state is split in halves ``x = (a, b)``; with the symmetric weight matrix ``M`` the energy is
+    ``a^T M_aa a / 2 + b^T M_bb b / 2 + a^T M_ab b``, computed ``rows`` values of ``a`` at a time against every ``b``
+    and summed by a running log-sum-exp, so at most ``rows 2^(d - d/2)`` energies are held."""
+    _check_form(form)
+    if not 2 <= d <= MAX_SPLIT_ENUMERATION_UNITS:
+        raise ValueError(f"d must be between 2 and {MAX_SPLIT_ENUMERATION_UNITS}, got {d}")
+    matrix = weights_matrix(np.asarray(w, dtype=np.float64), d)
+    values = (0.0, 1.0) if form == "zero_one" else (-1.0, 1.0)
+    h = d // 2
+    a = np.array(list(itertools.product(values, repeat=h)))
+    b = np.array(list(itertools.product(values, repeat=d - h)))
+    energy_a = 0.5 * np.einsum("ni,ij,nj->n", a, matrix[:h, :h], a)
+    energy_b = 0.5 * np.einsum("ni,ij,nj->n", b, matrix[h:, h:], b)
+    coupling = a @ matrix[:h, h:]
+    top, total = -np.inf, 0.0
+    for start in range(0, len(a), rows):
+        energy = energy_a[start:start + rows, None] + energy_b[None, :] + coupling[start:start + rows] @ b.T
+        block_top = float(energy.max())
+        if block_top > top:
+            total, top = total * np.exp(top - block_top), block_top
+        total += float(np.exp(energy - top).sum())
+    return float(top + np.log(total))
 
 
 def authors_cmh_offset(d: int, inner_samples: int, travel_time_periods: float) -> float:
@@ -267,10 +299,8 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
         else:
             if inner_start == "restart" and step > 0:
                 spins = np.where(rng.random(d) < 0.5, 1, -1).astype(np.int8)
-            model, _ = forms.model(proposal)
-            delta, offset = forms.model(-move)  # q(y) = -(w' - w)^T phi(y) = delta(s) + offset
-            log_ratio, spins, inner_evaluations = inner.estimate(model, delta, inner_seeds[step], spins)
-            ratio = -(log_ratio + offset) + ratio_offset  # log Z(w') - log Z(w) = -log E_{w'}[exp q]
+            ratio, spins, inner_evaluations = _estimated_ratio(inner, forms, proposal, move, inner_seeds[step], spins)
+            ratio = ratio + ratio_offset
             evaluations += inner_evaluations
         estimated[step] = ratio
         proposal_distance = (proposal - mean) @ (proposal - mean)
@@ -283,6 +313,39 @@ def approximate_mh(statistic, n_data: int, *, d: int, sampler: str, initial, n_s
                 log_z = log_z_new
         weights[step] = w
     return MHChain(weights, estimated, exact, accepted, evaluations)
+
+
+def _estimated_ratio(inner: LogRatioEstimator, forms: _SpinForms, proposal, move, seed, spins):
+    """``(estimate of log Z(w') - log Z(w), final inner state, density evaluations)`` of one inner run on ``p(. | w')``
+    from ``spins``, with ``move = w' - w``."""
+    model, _ = forms.model(proposal)
+    delta, offset = forms.model(-move)  # q(y) = -(w' - w)^T phi(y) = delta(s) + offset
+    log_ratio, spins, evaluations = inner.estimate(model, delta, seed, spins)
+    return -(log_ratio + offset), spins, evaluations  # log Z(w') - log Z(w) = -log E_{w'}[exp q]
+
+
+def estimate_log_ratios(weights, proposals, *, d: int, sampler: str, inner_samples: int, travel_time_periods: float,
+                        seed: np.random.SeedSequence, model_form: str = "zero_one") -> np.ndarray:
+    """The inner sampler's estimates of ``log Z(w'_k) - log Z(w_k)`` for the rows ``w_k`` of ``weights`` and ``w'_k`` of
+    ``proposals``, as :func:`approximate_mh` makes them (budget ``inner_samples``, each inner run from uniformly random
+    signs: ``inner_start="restart"``); run ``k`` from its own child of ``seed``."""
+    weights, proposals = np.atleast_2d(weights).astype(np.float64), np.atleast_2d(proposals).astype(np.float64)
+    m = d * (d - 1) // 2
+    if weights.shape != proposals.shape or weights.shape[1] != m:
+        raise ValueError(f"weights and proposals must both have shape (n, {m}), got {weights.shape}, {proposals.shape}")
+    if sampler not in LOG_RATIO_SAMPLERS:
+        raise ValueError(f"sampler must be one of {LOG_RATIO_SAMPLERS}, got {sampler!r}")
+    forms = _spin_forms(d, model_form)
+    budget = equal_cost_budget(d, travel_time_periods=travel_time_periods, n_hmc_samples=inner_samples, clique_size=d - 1)
+    inner = LogRatioEstimator(forms.template, budget, sampler)
+    starts, runs = seed.spawn(2)
+    rng = np.random.default_rng(starts)
+    seeds = inner.kernel_seeds(runs, len(weights))
+    out = np.empty(len(weights))
+    for k, (w, proposal) in enumerate(zip(weights, proposals)):
+        spins = np.where(rng.random(d) < 0.5, 1, -1).astype(np.int8)
+        out[k] = _estimated_ratio(inner, forms, proposal, proposal - w, seeds[k], spins)[0]
+    return out
 
 
 def synthetic_data(units: int, points: int, bias_range: float, sweeps: int | None, seed: np.random.SeedSequence,
