@@ -129,7 +129,6 @@ WORDED_IN_CODE = frozenset({
     "dogs_b3_zeroes_in",
     "dogs_s51_actual_gains_exceed_bound_gains",
     "dogs_s53_faster_to_accuracy",
-    "dogs_s53_sensitivity",
     "dogs_s54_bias_faster",
     "dogs_s54_bulk_single_run",
     "dogs_s54_distance_histogram",
