@@ -317,7 +317,8 @@ def test_every_template_placeholder_is_measured_in_a_recorded_run():
     rows = {row["id"]: row for row in load_paper_claims(PAPER_CLAIMS)}
     families = {rows[i]["family"] for i in got}
     templated = [row for row in rows.values() if row["family"] in families]
-    assert families == {"benchmarks", "ising10", "ising40", "loose_bounds", "mcmc_mle", "msrc", "timing"} and len(templated) == len(got)
+    assert families == {"benchmarks", "ising10", "ising40", "loose_bounds", "mcmc_mle", "msrc", "scan_order", "timing"}
+    assert len(templated) == len(got)
     for row in templated:
         claim = got[row["id"]]
         names = {"value", *claim["quantities"], *(claim["value"] if isinstance(claim["value"], dict) else ())}
@@ -336,7 +337,8 @@ def test_render_refuses_an_unmeasured_placeholder_and_words_lists():
         render_ours(row, measured({"best": 0.5}, runs={}, t=None))
     missing = {"id": "m", "ours": "{a}", "ours_lists": {"xs": {"item": "{value}", "none": "never", "sep": "/"}}}
     assert render_ours({**missing, "ours": "{xs}"}, measured(1, xs=[1, None, 3])) == "1/never/3"
-    empty = {"id": "e", "ours": "above at: {xs}", "ours_lists": {"xs": {"item": "{value}", "sep": ", ", "empty": "none"}}}
+    empty = {"id": "e", "ours": "above at: {xs}",
+             "ours_lists": {"xs": {"item": "{value}", "sep": ", ", "empty": "none"}}}
     assert render_ours(empty, measured(1, xs=[])) == "above at: none"
     assert render_ours(empty, measured(1, xs=[2, 3])) == "above at: 2, 3"
     nested = {"id": "n", "ours": "{variants}",
