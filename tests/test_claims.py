@@ -439,7 +439,7 @@ def test_rows_of_a_family_without_its_data_set_need_data(tmp_path):
 
 
 # ---------------------------------------------------------------- the ours templates
-RECORDED = ROOT / "tests" / "data" / "claims"  # measured claims of a smoke run (benchmarks, timing)
+RECORDED = ROOT / "tests" / "data" / "claims"  # measured claims of a smoke run (the templated families)
 
 
 def test_claims_files_are_split_by_paper_with_short_lines():
@@ -467,7 +467,8 @@ def test_every_template_placeholder_is_measured_in_a_recorded_run():
     rows = {row["id"]: row for row in load_paper_claims(PAPER_CLAIMS)}
     families = {rows[i]["family"] for i in got}
     templated = [row for row in rows.values() if row["family"] in families]
-    assert families == {"benchmarks", "timing"} and len(templated) == len(got)
+    assert families == {"benchmarks", "ising10", "ising40", "loose_bounds", "mcmc_mle", "msrc", "scan_order", "timing"}
+    assert len(templated) == len(got)
     for row in templated:
         claim = got[row["id"]]
         names = {"value", *claim["quantities"], *(claim["value"] if isinstance(claim["value"], dict) else ())}
@@ -486,6 +487,10 @@ def test_render_refuses_an_unmeasured_placeholder_and_words_lists():
         render_ours(row, measured({"best": 0.5}, runs={}, t=None))
     missing = {"id": "m", "ours": "{a}", "ours_lists": {"xs": {"item": "{value}", "none": "never", "sep": "/"}}}
     assert render_ours({**missing, "ours": "{xs}"}, measured(1, xs=[1, None, 3])) == "1/never/3"
+    empty = {"id": "e", "ours": "above at: {xs}",
+             "ours_lists": {"xs": {"item": "{value}", "sep": ", ", "empty": "none"}}}
+    assert render_ours(empty, measured(1, xs=[])) == "above at: none"
+    assert render_ours(empty, measured(1, xs=[2, 3])) == "above at: 2, 3"
     nested = {"id": "n", "ours": "{variants}",
               "ours_lists": {"variants": {"item": "{key}: {errors}", "sep": "; ",
                                           "lists": {"errors": {"item": "{value:.1f}", "sep": ", "}}}}}
@@ -495,7 +500,8 @@ def test_render_refuses_an_unmeasured_placeholder_and_words_lists():
 
 
 @pytest.mark.parametrize("bad", [{"ours": 3}, {"ours": "{"}, {"ours": "{0}"}, {"ours": "{text}"},
-                                 {"ours": "{a}", "ours_lists": {"a": {"sep": ","}}}])
+                                 {"ours": "{a}", "ours_lists": {"a": {"sep": ","}}},
+                                 {"ours": "{a}", "ours_lists": {"a": {"item": "{value}", "empty": "{"}}}])
 def test_malformed_templates_are_refused(tmp_path, bad):
     row = {"id": "a", "paper": "P", "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
            "reading": "r", "quantity": "x", "criterion": {"reproduced": [{"at_most": 1.0}]}, **bad}

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise
-from dogs.claims import worded_in_code
+from dogs.claims import measured
 from dogs.experiments.common import write_guarantee_results
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
@@ -225,23 +225,18 @@ def summarise(ctx):
     open_grid = summary[(summary["model"] == "open")]
     open_swept = open_grid[open_grid["T"] >= p]
     shares = [_share_one_run(row) for _, row in open_swept.iterrows()]
-    claims["dogs_s54_bulk_single_run"] = worded_in_code(
-        f"open {cfg['side']}x{cfg['side']}, axis end T = {int(last['T'])} (legend convention): systematic "
-        f"{last['systematic']:.3g}, DoGS {last['dogs']:.3g}, iterated {last['dogs_iterated']:.3g} (uniform "
-        f"{last['uniform']:.3g}); one run gives {share:.0%} of the log-improvement, iterating a further "
-        f"10^{further:.2f}; over T = {p}..{int(open_grid['T'].max())} one run gives {min(shares):.0%}..{max(shares):.0%}",
-        {"share": share, "further_orders": further},
+    open_sweep = {"side": cfg["side"], "one_sweep_T": p, "T_max": int(open_grid["T"].max())}
+    claims["dogs_s54_bulk_single_run"] = measured(
+        {"share": share, "further_orders": further}, **open_sweep,
         T=int(last["T"]), bounds={k: float(last[k]) for k in ("uniform", "systematic", "dogs", "dogs_iterated")},
         share_range_from_one_sweep=[min(shares), max(shares)])
     better = open_swept["systematic"] < open_swept["uniform"]
     aligned_better = open_grid["systematic_aligned"] < open_grid["uniform"]
-    claims["dogs_s54_systematic_beats_uniform"] = worded_in_code(
-        f"open {cfg['side']}x{cfg['side']}, marginal guarantee of X_1: systematic (the paper's phase) < uniform at "
-        f"{int(better.sum())} of {better.size} T from one sweep on (T = {p}..{int(open_grid['T'].max())}; below "
-        f"T = p = {p} the paper's phase has not updated X_1 and its guarantee is exactly 1); the systematic scan "
-        f"ending on X_1 is below uniform at {int(aligned_better.sum())} of {aligned_better.size} T from "
-        f"T = {int(open_grid['T'].min())}; uniform/systematic at the axis end = {last['uniform'] / last['systematic']:.3g}",
-        {"share_better": float(better.mean()), "share_better_aligned_every_T": float(aligned_better.mean())})
+    claims["dogs_s54_systematic_beats_uniform"] = measured(
+        {"share_better": float(better.mean()), "share_better_aligned_every_T": float(aligned_better.mean())},
+        **open_sweep, T_better=int(better.sum()), T_swept=int(better.size), T_aligned_better=int(aligned_better.sum()),
+        T_grid=int(aligned_better.size), T_min=int(open_grid["T"].min()),
+        ratio_at_axis_end=float(last["uniform"] / last["systematic"]))
 
     bias = [pd.read_csv(p) for p in ctx.inputs("bias")]
     bias_lengths = length_grid(**cfg["bias"]["lengths"])
@@ -261,24 +256,19 @@ def summarise(ctx):
         # DoGS never reaching the level counts as no speed-up; the baseline never reaching it as an infinite one
         return [0.0 if d is None else (np.inf if s is None else s / d) for s, d in zip(settles[baseline], settles["dogs"])]
 
-    def fmt(values):
-        return ", ".join(f">{grid_max}" if v is None else str(v) for v in values)
-
     if settles["dogs"]:
         fair, paper_phase = speedups("systematic_aligned"), speedups("systematic")
         area_ratio = [a_s / a_d if a_d > 0 else np.inf for a_s, a_d in areas]
-        claims["dogs_s54_bias_faster"] = worded_in_code(
-            f"torus, {len(fair)} repetitions x {int(bias[0]['n_chains'].iloc[0])} chains: median |bias of X_1| over "
-            f"{SETTLE_WINDOW} consecutive lengths first <= {level:g} at T = {fmt(settles['dogs'])} with DoGS, "
-            f"{fmt(settles['systematic_aligned'])} with the systematic scan ending on X_1 at every T (the fair "
-            f"baseline): speed-up {np.median(fair):.2f}x (median; smallest {min(fair):.2f}x); against the paper's "
-            f"fixed phase ({fmt(settles['systematic'])}, X_1 first updated at T = {cfg['side'] ** 2}) "
-            f"{np.median(paper_phase):.2f}x; mean |bias| over T = {int(bias_lengths.min())}..{grid_max} is "
-            f"{np.median(area_ratio):.1f}x lower with DoGS than with the fair baseline",
+        claims["dogs_s54_bias_faster"] = measured(
             {"min_speedup": float(min(fair)), "median_speedup": float(np.median(fair))}, level=level,
             by_seed=[{"min_speedup": float(x), "median_speedup": float(x)} for x in fair],
             first_T={scan: values for scan, values in settles.items()}, speedup=[float(x) for x in fair],
-            speedup_paper_phase=[float(x) for x in paper_phase], mean_abs_bias_ratio=[float(x) for x in area_ratio])
+            speedup_paper_phase=[float(x) for x in paper_phase], mean_abs_bias_ratio=[float(x) for x in area_ratio],
+            repetitions=len(fair), chains=int(bias[0]["n_chains"].iloc[0]), window=SETTLE_WINDOW,
+            first_T_dogs=settles["dogs"], first_T_aligned=settles["systematic_aligned"],
+            first_T_paper_phase=settles["systematic"], one_sweep_T=cfg["side"] ** 2,
+            median_speedup_paper_phase=float(np.median(paper_phase)), T_min=int(bias_lengths.min()), T_max=grid_max,
+            median_mean_abs_bias_ratio=float(np.median(area_ratio)))
 
     torus = guarantees.get(BIAS_MODEL)
     if settles["dogs"] and torus is not None:
@@ -295,10 +285,7 @@ def summarise(ctx):
             bound_gain = bounds.loc[informative, "systematic_aligned"] / bounds.loc[informative, "dogs"]
             excess.append(float(np.median(measured_gain / bound_gain)))
         if excess:
-            claims["dogs_s51_actual_gains_exceed_bound_gains"] = worded_in_code(
-                f"torus, X_1, against the systematic scan ending on X_1: over the T where its bias is still above "
-                f"{level:g}, the measured gain |bias_sys| / max(|bias_DoGS|, 2 s.e.) is {np.median(excess):.1f}x the "
-                f"guarantee gain V_sys / V_DoGS (median over T; per repetition {', '.join(f'{x:.1f}' for x in excess)})",
+            claims["dogs_s51_actual_gains_exceed_bound_gains"] = measured(
                 {"median_excess": float(np.median(excess)), "share_above": float(np.mean(np.array(excess) > 1))},
                 by_seed=[{"median_excess": x, "share_above": float(x > 1)} for x in excess],
                 ratio_measured_gain_over_bound_gain=excess, level=level)
@@ -307,19 +294,16 @@ def summarise(ctx):
     below = torus_rows["dogs"] < torus_rows["systematic_aligned"]
     below_paper = torus_rows["dogs"] < torus_rows["systematic"]
     last_torus = torus_rows.iloc[-1]
-    claims["dogs_s54_torus_gap"] = worded_in_code(
-        f"torus, marginal guarantee of X_1: DoGS below the systematic scan ending on X_1 at {int(below.sum())} of "
-        f"{below.size} T (below the paper's phase at {int(below_paper.sum())}); at the axis end T = "
-        f"{int(last_torus['T'])}: systematic {last_torus['systematic_aligned']:.3g}, DoGS {last_torus['dogs']:.3g} "
-        f"({last_torus['systematic_aligned'] / last_torus['dogs']:.3g}x)",
-        {"share_below": float(below.mean())}, share_below_paper_phase=float(below_paper.mean()))
+    claims["dogs_s54_torus_gap"] = measured(
+        {"share_below": float(below.mean())}, share_below_paper_phase=float(below_paper.mean()),
+        T_below=int(below.sum()), T_count=int(below.size), T_below_paper_phase=int(below_paper.sum()),
+        T_axis_end=int(last_torus["T"]), systematic_bound=float(last_torus["systematic_aligned"]),
+        dogs_bound=float(last_torus["dogs"]), bound_ratio=float(last_torus["systematic_aligned"] / last_torus["dogs"]))
     histogram = pd.read_csv(ctx.input("histogram_open"))
     mean_distance = float(np.average(histogram["distance"], weights=histogram["visits"]))
     systematic_distance = float(np.average(histogram["distance"],
                                            weights=histogram["systematic_visits_per_site"] * histogram["n_sites"]))
-    claims["dogs_s54_distance_histogram"] = worded_in_code(
-        f"open grid: the DoGS scan's updates lie at mean distance {mean_distance:.2f} from the target (the systematic "
-        f"scan's: {systematic_distance:.2f})", mean_distance)
+    claims["dogs_s54_distance_histogram"] = measured(mean_distance, systematic_distance=systematic_distance)
 
     profiles = {name: np.load(ctx.input(f"profile_{name}")) for name in MODEL_NAMES}
     monotone = {}
@@ -328,14 +312,10 @@ def summarise(ctx):
         monotone[name] = (bool(np.all(np.diff(means) < 0)), [round(float(x), 2) for x in means])
     if "dogs_s54_bias_faster" in claims:  # information: the torus bias run is dogs_s54_bias_faster's evidence
         torus_speedup = claims["dogs_s54_bias_faster"]["value"]["min_speedup"]
-        claims["dogs_b3_fig14_torus_repeat"] = worded_in_code(
-            f"the same torus bias run as dogs_s54_bias_faster (judged there; smallest speed-up {torus_speedup:.3g}x) and "
-            f"the same DoGS scan as dogs_b3_zeroes_in (judged there; mean distance to the target over its segments "
-            f"{' > '.join(map(str, monotone[BIAS_MODEL][1]))}); not judged twice",
-            {"min_speedup": torus_speedup, "torus_zeroes_in": int(monotone[BIAS_MODEL][0])})
-    claims["dogs_b3_zeroes_in"] = worded_in_code(
-        "mean distance to the target of the sampled variables over successive segments of the DoGS scan: "
-        + "; ".join(f"{name} {' > '.join(map(str, means))}" for name, (_, means) in monotone.items()),
+        claims["dogs_b3_fig14_torus_repeat"] = measured(
+            {"min_speedup": torus_speedup, "torus_zeroes_in": int(monotone[BIAS_MODEL][0])},
+            torus_mean_distance_by_segment=monotone[BIAS_MODEL][1])
+    claims["dogs_b3_zeroes_in"] = measured(
         {"share_decreasing": float(np.mean([ok for ok, _ in monotone.values()]))},
         mean_distance_by_segment={k: v for k, (_, v) in monotone.items()})
 

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise, loosen
-from dogs.claims import worded_in_code
+from dogs.claims import measured
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
 from dogs.samplers.recording import mean_by_scan_and_length
@@ -317,25 +317,17 @@ def summarise(ctx):
     pooled, ratios = degradation(verdict_bias, cfg["scales"], level)
     by_seed = [degradation(group, cfg["scales"], level)[0] for _, group in verdict_bias.groupby("repetition")]
     reference_settles = table.loc[table["scale"] == 1.0, "verdict_dogs_settles_at"].iloc[0]
-    parts = [f"s = {scale_label(s)}: {r[0]:.3f} (95% {r[1]:.3f}..{r[2]:.3f})" for s, r in ratios.items()]
-    settle_text = "; ".join(f"s = {scale_label(r['scale'])}: {', '.join(map(str, r['verdict_dogs_settles_at']))}"
-                            for r in rows)
     claims = {
-        "dogs_s56_graceful_degradation": worded_in_code(
-            f"{verdict_bias['repetition'].nunique()} repetitions x {int(verdict_bias['n_chains'].iloc[0])} chains per "
-            f"T, T = {int(verdict_bias['T'].min())}..{int(verdict_bias['T'].max())}: mean |bias of X_1| of the loose DoGS scan over the s = 1 scan's: "
-            + "; ".join(parts) + f". DoGS |bias| settles <= {level:g} at T = ({settle_text}) per repetition (s = 1: "
-            f"{', '.join(map(str, reference_settles))}); DoGS settles no later than the systematic scan ending on X_1 "
-            f"in {pooled['share_not_later_than_systematic']:.0%} of (repetition, s). The paper's 300 chains per T "
-            "(the figure) settle at T = " + ", ".join(f"{r.get('dogs_settles_at')}" for r in rows),
-            pooled, by_seed=by_seed,
+        "dogs_s56_graceful_degradation": measured(
+            pooled, by_seed=by_seed, repetitions=int(verdict_bias["repetition"].nunique()),
+            chains=int(verdict_bias["n_chains"].iloc[0]), T_min=int(verdict_bias["T"].min()),
+            T_max=int(verdict_bias["T"].max()), level=level, reference_settles_at=list(reference_settles),
             ratio_by_scale={scale_label(s): list(r) for s, r in ratios.items()},
-            by_scale=[{k: _plain(v) for k, v in r.items()} for r in rows]),
-        "dogs_s56_guarantee_penalty": worded_in_code(
-            f"at T = {t_max} the scan optimised with {scale_label(worst['scale'])} x C-hat has a C-hat guarantee "
-            f"{worst['tight_penalty']:.3g}x that of the C-hat-optimised scan (certificate with the loose bound "
-            f"{worst['dogs_bound']:.2g} vs systematic {worst['systematic_bound']:.2g})",
-            float(worst["tight_penalty"]), scale=float(worst["scale"])),
+            by_scale=[{k: _plain(v) for k, v in r.items()} for r in rows],
+            figure_dogs_settles_at=[r.get("dogs_settles_at") for r in rows]),
+        "dogs_s56_guarantee_penalty": measured(
+            float(worst["tight_penalty"]), scale=float(worst["scale"]), T=t_max,
+            dogs_bound=float(worst["dogs_bound"]), systematic_bound=float(worst["systematic_bound"])),
     }
     write_csv(table, ctx.output("summary"))
     write_meta(ctx.output("summary"), settings=cfg, seed=None, elapsed_seconds=ctx.elapsed(),

@@ -49,7 +49,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from dogs.claims import worded_in_code
+from dogs.claims import measured
 from dogs.data import require_dataset
 from dogs.io import meta_path, read_json, write_csv, write_meta, write_npz
 from dogs.learning.plsa import fit_plsa, fold_in, patch_log_likelihoods
@@ -360,10 +360,6 @@ def _centre(differences: pd.DataFrame, comparison: str, labelling: str, chains: 
     return row.iloc[0]
 
 
-def _interval(row) -> str:
-    return f"{row['mean']:+.4f} (95 % interval {row['low']:+.4f} to {row['high']:+.4f})"
-
-
 BASELINES = {"dogs_minus_systematic": "the paper's systematic scan", "dogs_minus_aligned": "the systematic scan ending on the region"}
 
 
@@ -388,8 +384,8 @@ def accuracy_claims(means: pd.DataFrame, differences: pd.DataFrame, chains: int)
     centre = means[(means["region"] == "centre") & (means["labelling"].isin(["updates", PLSA_LABELLING]))
                    & (means["chains"].isin([0, chains]))]
     per_method = centre.groupby("method")["mean_error"].agg(["mean", "std", "count"])
-    errors = ", ".join(f"{m} {per_method.loc[m, 'mean']:.4f} ± {per_method.loc[m, 'std']:.4f}"
-                       for m in (*METHODS, "systematic_aligned") if m in per_method.index)
+    errors = [{"method": m, "mean": float(per_method.loc[m, "mean"]), "std": float(per_method.loc[m, "std"])}
+              for m in (*METHODS, "systematic_aligned") if m in per_method.index]
     n = int(per_method.loc["dogs", "count"])
     versus = {name: _centre(differences, name, "updates", chains) for name in BASELINES}
     judged = max(versus, key=lambda name: versus[name]["high"])
@@ -399,50 +395,46 @@ def accuracy_claims(means: pd.DataFrame, differences: pd.DataFrame, chains: int)
     margin = MARGIN_SHARE_OF_GAIN * float(gain_sys["low"])
     reversed_ = _centre(differences, "reversed_minus_systematic", "updates", chains)
     across = differences[differences["comparison"].isin(list(BASELINES)) & (differences["region"] == "centre")]
-    across_text = "; ".join(f"{r.comparison.removeprefix('dogs_minus_')} {r.labelling} {r.chains} chains {r.mean:+.4f} "
-                            f"[{r.low:+.4f}, {r.high:+.4f}]" for r in across.itertuples())
     gains = differences[differences["comparison"].isin(["plsa_minus_systematic", "plsa_minus_dogs"])
                         & (differences["region"] == "centre")]
-    gains_text = "; ".join(f"{r.comparison.removeprefix('plsa_minus_')} {r.labelling} {r.chains} chains {r.mean:+.4f} "
-                           f"[{r.low:+.4f}, {r.high:+.4f}]" for r in gains.itertuples())
     both_above = gains.groupby(["labelling", "chains"])["low"].min()
-    above_text = ", ".join(f"{labelling} {chains}" for (labelling, chains), low in both_above.items() if low > 0) or "none"
     per_chain = int(gains["chains"].min())
     chain_sys = _centre(differences, "plsa_minus_systematic", "updates", per_chain)
     chain_dogs = _centre(differences, "plsa_minus_dogs", "updates", per_chain)
     highs = across["high"]
     setting_details = {f"{r.comparison}_{r.labelling}_{r.chains}_chains": _summary(r._asdict())
                        for r in across.itertuples()}
-    versus_text = "; ".join(f"against {BASELINES[name]} {_interval(row)}" for name, row in versus.items())
+    # the two conditional words of the sentence (dogs.claims: kept as text quantities)
     accurate = "non-inferior" if main["high"] <= margin else ("worse" if main["low"] > margin else "undecided")
     better = ("below" if main["high"] < 0 else "above" if main["low"] > 0 else "not separable from")
     return {
-        "msrc_dogs_as_accurate": worded_in_code(
-            f"centre-region Hamming error over {n} splits (mean ± s.d.): {errors}. DoGS - systematic, paired over the "
-            f"splits: {versus_text}. Judged against {BASELINES[judged]} (the larger upper end): margin {margin:.4f} = "
-            f"half the lower 95 % bound of PLSA - systematic {_interval(gain_sys)}; DoGS is {accurate} at it "
-            f"(non-inferior at any margin >= {main['high']:.4f}), and its mean error is {better} the systematic scan's "
-            f"(mean difference {main['mean']:+.4f}). Across our settings (baseline, labelling rule, chains pooled), "
-            f"DoGS - systematic [95 % interval]: {across_text}; upper ends {highs.min():+.4f} to {highs.max():+.4f}. The "
-            f"paper's systematic scan swept backwards (bottom to top, as DoGS does) - forwards: {_interval(reversed_)}",
+        "msrc_dogs_as_accurate": measured(
             {"difference_low": float(main["low"]), "difference_high": float(main["high"]),
              "difference_mean": float(main["mean"]), "high_over_margin": float(main["high"] - margin),
              "low_over_margin": float(main["low"] - margin)},
             judged_against=judged, splits=n, margin=margin,
             versus={name: _summary(row) for name, row in versus.items()}, across_settings=setting_details,
-            mfam_gain=_summary(gain_sys), reversed_minus_systematic=_summary(reversed_)),
-        "msrc_mfam_beats_plsa": worded_in_code(
-            f"centre-region Hamming error over {n} splits, each image segmented from {per_chain} chain's update draws "
-            f"(the paper's protocol): PLSA - systematic {_interval(chain_sys)}, PLSA - DoGS {_interval(chain_dogs)}. "
-            f"Pooling {chains} chains (ours): PLSA - systematic {_interval(gain_sys)}, PLSA - DoGS {_interval(gain_dogs)}. "
-            f"Across our settings [95 % interval]: {gains_text}. Both intervals above 0 at (labelling, chains): "
-            f"{above_text}",
+            mfam_gain=_summary(gain_sys), reversed_minus_systematic=_summary(reversed_),
+            errors=errors, judged_against_baseline=BASELINES[judged], accuracy_at_margin=accurate,
+            mean_against_systematic=better,
+            versus_baselines=[{"baseline": BASELINES[name], **_summary(row)} for name, row in versus.items()],
+            across=_settings(across, "dogs_minus_"),
+            across_high_range=[float(highs.min()), float(highs.max())]),
+        "msrc_mfam_beats_plsa": measured(
             {"gain_low": float(min(chain_sys["low"], chain_dogs["low"])),
              "gain_high": float(min(chain_sys["high"], chain_dogs["high"]))},
             chains_judged=per_chain, systematic_gain=_summary(chain_sys), dogs_gain=_summary(chain_dogs),
-            pooled_chains=int(chains), pooled_systematic_gain=_summary(gain_sys), pooled_dogs_gain=_summary(gain_dogs)),
+            pooled_chains=int(chains), pooled_systematic_gain=_summary(gain_sys), pooled_dogs_gain=_summary(gain_dogs),
+            splits=n, across=_settings(gains, "plsa_minus_"),
+            both_above_zero=[{"labelling": labelling, "chains": int(chains_)}
+                             for (labelling, chains_), low in both_above.items() if low > 0]),
     }
 
+
+def _settings(differences: pd.DataFrame, prefix: str) -> list[dict]:
+    """One entry per row of ``differences``: the comparison without ``prefix``, labelling, chains and interval."""
+    return [{"comparison": r.comparison.removeprefix(prefix), "labelling": r.labelling, "chains": int(r.chains),
+             **_summary(r._asdict())} for r in differences.itertuples()]
 
 def scan_claims(scan: dict, seconds_per_variable: dict) -> dict:
     """The scan's length, certificate, selection time and sampling time per region variable."""
@@ -453,31 +445,22 @@ def scan_claims(scan: dict, seconds_per_variable: dict) -> dict:
     where = (f"its first {len(idle)}, the systematic input's steps left by Algorithm 2's early stop,"
              if idle == list(range(len(idle))) else f"{len(idle)} steps (at positions {idle})")
     return {
-        "msrc_dogs_length": worded_in_code(
-            f"length doubling returns {total} steps ({systematic / total:.2f}x shorter than {systematic}); {where} never "
-            f"reach the region (dropping them leaves the variation {variation:.4f} unchanged); the remaining {length} "
-            f"steps ({int(scan['steps_in_region'])} in the region) are {systematic / length:.2f}x shorter than {systematic}. "
-            f"From the systematic phase ending on the region (the smallest epsilon, {float(scan['aligned_epsilon']):.2f}): "
-            f"{int(scan['aligned_doubling_length'])} steps, {int(scan['aligned_length'])} not idle "
-            f"({systematic / int(scan['aligned_length']):.2f}x shorter)",
+        "msrc_dogs_length": measured(
             systematic / length, doubling_length=total, length=length, systematic_length=systematic,
+            doubling_ratio=systematic / total, idle_steps_where=where, variation=variation,
+            aligned_epsilon=float(scan["aligned_epsilon"]), aligned_doubling_length=int(scan["aligned_doubling_length"]),
             aligned_length=int(scan["aligned_length"]), aligned_ratio=systematic / int(scan["aligned_length"]),
             steps_in_region=int(scan["steps_in_region"]), lengths_tried=np.asarray(scan["lengths_tried"]).tolist()),
-        "msrc_guarantee_epsilon": worded_in_code(
-            f"epsilon = {epsilon:.2f} (DoGS scan {variation:.2f}) on the d-weighted TV of the {region}-patch region, "
-            f"whose range is [0, {region}]: vacuous for the region's marginal TV (at most 1), and a bound of "
-            f"{epsilon / region:.2f} on the mean per-patch marginal TV (at most 1). The certificate certifies nothing "
-            f"useful; the scans are compared by their segmentations", epsilon,
-            dogs_variation=variation, region_size=region, per_patch=epsilon / region,
+        "msrc_guarantee_epsilon": measured(
+            epsilon, dogs_variation=variation, region_size=region, per_patch=epsilon / region,
             bound_value=float(scan["bound_value"])),
-        "msrc_setup_time": worded_in_code(
-            f"{1e3 * float(scan['seconds']):.1f} ms (median of {len(scan['seconds_repeats'])} runs after a compiling "
-            f"first call of {float(scan['first_call_seconds']):.1f} s; this machine, shared), once for all test images",
-            float(scan["seconds"]), repeats=np.asarray(scan["seconds_repeats"]).tolist()),
-        "msrc_time_per_region_variable": worded_in_code(
-            f"Gibbs time per test image and region variable: systematic {sys_ms:.3f} ms, DoGS {dogs_ms:.3f} ms "
-            f"({sys_ms / dogs_ms:.1f}x; {systematic} vs {length} steps of every chain), this machine",
-            {"systematic_seconds": seconds_per_variable["systematic"], "dogs_seconds": seconds_per_variable["dogs"]}),
+        "msrc_setup_time": measured(
+            float(scan["seconds"]), repeats=np.asarray(scan["seconds_repeats"]).tolist(),
+            milliseconds=1e3 * float(scan["seconds"]), repeats_count=len(scan["seconds_repeats"]),
+            first_call_seconds=float(scan["first_call_seconds"])),
+        "msrc_time_per_region_variable": measured(
+            {"systematic_seconds": seconds_per_variable["systematic"], "dogs_seconds": seconds_per_variable["dogs"]},
+            systematic_ms=sys_ms, dogs_ms=dogs_ms, ratio=sys_ms / dogs_ms, systematic_length=systematic, length=length),
     }
 
 

@@ -41,7 +41,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from dogs.claims import load_paper_claims, worded_in_code, verdict
+from dogs.claims import load_paper_claims, measured, worded_in_code, verdict
 from dogs.counterexamples import (
     ALL_PERMUTATIONS,
     LEVEL_MODELS,
@@ -513,16 +513,15 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
     seq = details[details["model"] == "sequence_of_dependencies"]
     best = seq[seq["scan"] == "paper_best_order"].sort_values("n")
     hits = int((best["t_mix"] == best["n"]).sum())
-    claims["he2016_s31_best_one_sweep"] = worded_in_code(
-        f"t_mix(x1..xn) = n at {hits} of {len(best)} values of n ({best['n'].min()}..{best['n'].max()}, "
-        f"M = {settings['M_factor']:g} n)", {"share_exact": hits / len(best)}, n=best["n"].tolist(),
-        t_mix=best["t_mix"].tolist())
+    claims["he2016_s31_best_one_sweep"] = measured(
+        {"share_exact": hits / len(best)}, n=best["n"].tolist(), t_mix=best["t_mix"].tolist(), hits=hits,
+        values=len(best), n_min=int(best["n"].min()), n_max=int(best["n"].max()), M_factor=settings["M_factor"])
     worst = seq[seq["scan"] == "paper_worst_order"].sort_values("n")
     formula = worst["n"] * (worst["n"] - 1) + 1
     hits = int((worst["t_mix"] == formula).sum())
-    claims["he2016_s31_worst_closed_form"] = worded_in_code(
-        f"t_mix(xn..x1) = n(n-1)+1 at {hits} of {len(worst)} values of n ({worst['n'].min()}..{worst['n'].max()})",
-        {"share_exact": hits / len(worst)}, n=worst["n"].tolist(), t_mix=worst["t_mix"].tolist())
+    claims["he2016_s31_worst_closed_form"] = measured(
+        {"share_exact": hits / len(worst)}, n=worst["n"].tolist(), t_mix=worst["t_mix"].tolist(), hits=hits,
+        values=len(worst), n_min=int(worst["n"].min()), n_max=int(worst["n"].max()))
 
     def efficiency_at(weight):
         sub = efficiency[np.isclose(efficiency["bridge_weight"], weight)]
@@ -537,49 +536,43 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
         n_e, eff = efficiency_at(weight)
         errors = [abs(eff["random"] / random - 1), abs(eff["best_systematic"] / best - 1),
                   abs(eff["worst_systematic"] * n_e / worst_times_n - 1)]
-        claims[key] = worded_in_code(
-            f"random {eff['random']:.4f}, best {eff['best_systematic']:.4f}, worst {eff['worst_systematic']:.4f} = "
-            f"{eff['worst_systematic'] * n_e:.3f}/n (n = {n_e}, bridge weight {weight:g}); largest relative "
-            f"error {max(errors):.3f}", {"relative_error": max(errors)}, n=n_e, **{k: float(v) for k, v in eff.items()})
+        claims[key] = measured(
+            {"relative_error": max(errors)}, n=n_e, **{k: float(v) for k, v in eff.items()},
+            worst_times_n=float(eff["worst_systematic"] * n_e), bridge_weight=weight)
 
     red = reduced[np.isclose(reduced["bridge_weight"], settings["negligible_bridge_weight"])]
     n_r = int(red["n"].max())
     at = red[red["n"] == n_r].set_index("scan")["t_mix"].astype(float)
     ratio_best = at["random"] / at["best_systematic"]
     ratio_worst = at["worst_systematic"] / at["random"]
-    claims["he2016_s32_ratio_random_best"] = worded_in_code(
-        f"t_mix(random)/t_mix(best) = {ratio_best:.3f} (reduced model, n = {n_r}, bridge weight "
-        f"{settings['negligible_bridge_weight']:g})", {"relative_error": abs(ratio_best / 2 - 1)},
-        ratio=float(ratio_best), n=n_r)
-    claims["he2016_s32_ratio_worst_random"] = worded_in_code(
-        f"t_mix(worst)/t_mix(random) = {ratio_worst:.2f} = {ratio_worst / (n_r / 2):.3f} x n/2 (reduced model, n = {n_r})",
-        {"relative_error": abs(ratio_worst / (n_r / 2) - 1)}, ratio=float(ratio_worst), n=n_r)
+    claims["he2016_s32_ratio_random_best"] = measured(
+        {"relative_error": abs(ratio_best / 2 - 1)}, ratio=float(ratio_best), n=n_r,
+        bridge_weight=settings["negligible_bridge_weight"])
+    claims["he2016_s32_ratio_worst_random"] = measured(
+        {"relative_error": abs(ratio_worst / (n_r / 2) - 1)}, ratio=float(ratio_worst), n=n_r,
+        ratio_over_half_n=float(ratio_worst / (n_r / 2)))
 
     pyr = details[(details["model"] == "discrete_pyramid") & (details["order_source"] == ALL_PERMUTATIONS)]
     if len(pyr):
         wide = pyr.pivot_table(index="n", columns="scan", values="t_mix")
         equal = int((wide["best_systematic"] == wide["worst_systematic"]).sum())
-        claims["he2016_s33_pyramid_all_orders_equal"] = worded_in_code(
-            f"min = max over all permutations at {equal} of {len(wide)} enumerated n "
-            f"({', '.join(str(v) for v in wide.index)})", {"share_equal": equal / len(wide)}, n=wide.index.tolist())
+        claims["he2016_s33_pyramid_all_orders_equal"] = measured(
+            {"share_equal": equal / len(wide)}, n=wide.index.tolist(), equal=equal, enumerated=len(wide))
 
     small = details[details["scan"].isin(SCANS)]
     small = small[small.groupby("model")["n"].rank(method="dense") <= 2]
     spread = small.groupby(["model", "n"])["t_mix"].agg(lambda t: t.max() / t.min())
     (model_max, n_max), largest = spread.idxmax(), float(spread.max())
-    claims["he2016_s4_order_matters_small"] = worded_in_code(
-        f"slowest/fastest of random, best and worst systematic scan at the two smallest n of each model: up to "
-        f"{largest:.2f}x ({model_max.replace('_', ' ')}, n = {n_max}); "
-        + ", ".join(f"{m.replace('_', ' ')} n = {n}: {v:.2f}x" for (m, n), v in spread.items()),
-        largest, by_model_and_n={f"{m} n={n}": float(v) for (m, n), v in spread.items()})
+    claims["he2016_s4_order_matters_small"] = measured(
+        largest, by_model_and_n={f"{m} n={n}": float(v) for (m, n), v in spread.items()},
+        largest_model=model_max.replace("_", " "), largest_n=int(n_max),
+        spread=[{"model": m.replace("_", " "), "n": int(n), "ratio": float(v)} for (m, n), v in spread.items()])
 
     hit = {scan: _hitting(island_mass[island_mass["scan"] == scan], 0.5) for scan in SCANS}
     factor = hit["worst_systematic"] / max(hit["random"], hit["best_systematic"])
     n_b = int(island_mass["n"].iloc[0])
-    claims["he2016_s4_fig2b"] = worded_in_code(
-        f"updates until island y holds half its stationary mass: random {hit['random']:g}, best {hit['best_systematic']:g}, "
-        f"worst {hit['worst_systematic']:g} ({factor:.1f}x slower; n = {n_b}, bridge weight "
-        f"{settings['modified_bridge_weight']:g})", {"slowdown": factor}, **hit)
+    claims["he2016_s4_fig2b"] = measured(
+        {"slowdown": factor}, **hit, n=n_b, bridge_weight=settings["modified_bridge_weight"])
 
     for name, key in (("sequence_of_dependencies", "he2016_s4_fig2c_seqdep"), ("two_islands", "he2016_s4_fig2c_islands")):
         sub = permutations[permutations["model"] == name]
@@ -595,14 +588,10 @@ def build_claims(details, reduced, efficiency, island_mass, permutations, expone
             "fastest_over_random": float(t_s.min() / t_r),
         }
         fastest = int(np.sum(t_s == t_s.min()))
-        claims[key] = worded_in_code(
-            f"{t_s.size} permutations (n = {n_p}): fastest {t_s.min():g} updates ({fastest} permutations), median "
-            f"{median:g}, slowest {t_s.max():g}; random scan {t_r:g}. {shares['fraction_fast']:.1%} mix in at most "
-            f"half the median time, {shares['fraction_slow']:.1%} take at least 1.5x the median; "
-            f"{shares['share_faster_than_random']:.0%} beat random scan; slowest/random = "
-            f"{shares['slowest_over_random']:.2f}, fastest/random = {shares['fastest_over_random']:.2f}",
+        claims[key] = measured(
             shares, t_random=t_r, median=median, distinct_values=int(np.unique(t_s).size),
-            permutations_at_fastest=fastest)
+            permutations_at_fastest=fastest, permutations=int(t_s.size), n=n_p, fastest=float(t_s.min()),
+            slowest=float(t_s.max()))
     return claims
 
 
