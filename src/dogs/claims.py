@@ -80,9 +80,9 @@ reproduced or partly and some other does not), and otherwise the pooled verdict;
 pooled verdict, for a claim about the typical draw, which the row's reading must explain. A row that
 declares ``per_seed`` must be measured with ``by_seed``.
 
-Example::
+Example (the form of a row, not one of ``config/claims/``)::
 
-    - id: dogs_s51_dogs_two_orders
+    - id: example_two_orders
       ...
       quantity: "median over replicates of log10(systematic / DoGS guarantee) where systematic <= 1e-2"
       criterion:
