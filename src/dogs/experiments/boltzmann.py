@@ -470,7 +470,9 @@ def fig8_claim(chains: dict, large, settings: dict, seed, check: pd.DataFrame) -
     acceptance = {d: {s: float(c["acceptance"].mean()) for s, c in runs[d].items()} for d in large}
     text = (f"{check['dataset'].iloc[0]}, the same {ratio['pairs']} (W, W') pairs for every sampler: mean |estimated - "
             "exact log Z(W')/Z(W)| " + ", ".join(f"{k} {v:.4f}" for k, v in ratio["mean_abs_error"].items())
-            + f"; annular better than HMC and CMH by at least {ratio['margin_se']:.1f} s.e. (paired). Not judged (the "
+            + "; the annular samplers' errors against HMC's and CMH's, the least favourable pair: "
+            + (f"smaller by {ratio['margin_se']:.1f} s.e." if ratio["margin_se"] >= 0
+               else f"larger by {-ratio['margin_se']:.1f} s.e.") + " (paired). Not judged (the "
             f"start decides them): fractions within {within:.0%}; the start gives "
             + ", ".join(f"{d} {v:.3f}" for d, v in level["start"].items()) + ", the prior "
             + ", ".join(f"{d} {v:.3f}" for d, v in level["prior"].items()) + "; after outer steps "
