@@ -22,7 +22,7 @@ report: "rules/captions/workflow.rst"
 
 
 # The guard (src/dogs/workflow/guard.py), before any rule is read: every config file read defensively (Snakemake
-# parsed the --configfile ones already; README, "Hostile config files"), the schema, strict numbers, every family's
+# parsed the --configfile ones already; docs/configuration.md, "Hostile config files"), the schema, strict numbers, every family's
 # cross-key checks, and the estimated memory of one job and time of all jobs against resources.max_memory_gb and
 # max_hours, for every family of FAMILIES (src/dogs/experiments/__init__.py); each error names the key and the config
 # file that set it. The estimated job time per family is printed.
@@ -40,7 +40,7 @@ include: "rules/common.smk"
 
 # Every family's rules, rules/<family>.smk, in name order: annular_ising, benchmarks, boltzmann, ising10, ising40,
 # loose_bounds, mcmc_mle, msrc, paper_vs_ours (the table of every family's claims), scan_order, timing. A new
-# family's rules file is included by being there (README, "How to add an experiment").
+# family's rules file is included by being there (docs/contributing.md).
 for rules_file in sorted(glob.glob(os.path.join(workflow.basedir, "rules", "*.smk"))):
     if os.path.basename(rules_file) != "common.smk":
 
@@ -171,7 +171,7 @@ rule tables_aa:  # appendix Tables 1-9, ours beside the paper's (Markdown and CS
         result("annular_ising/tables_aa.csv"),
 
 
-rule fig_aa_errata_w2:  # diagnostic: Fig. 5 scored against the truth at W/2, as the authors' code did (README)
+rule fig_aa_errata_w2:  # diagnostic: Fig. 5 scored against the truth at W/2, as the authors' code did (docs/paper-vs-ours.md)
     input:
         figure("annular_ising/errata_w2_fig5.png"),
 
@@ -208,7 +208,7 @@ rule fig_aa8:  # Fig. 8: fraction of posterior samples within 20% of the true we
         figure("boltzmann/fig8_fraction_within.png"),
 
 
-rule fig_aa_errata_b1_b2:  # diagnostics of the authors' code behind Figs. 6-7 (README: where our numbers differ)
+rule fig_aa_errata_b1_b2:  # diagnostics of the authors' code behind Figs. 6-7 (docs/paper-vs-ours.md: where our numbers differ)
     input:
         figure("boltzmann/errata_b1_b2.png"),
 
@@ -251,7 +251,7 @@ rule all_without_data:  # everything that needs no data set from the data direct
 rule all_with_data:  # strict: every figure and table; planning stops if a data set is missing or corrupt
     input:
         rules.all_without_data.input,
-        # experiments on the data sets of the data directory (see README, Data)
+        # experiments on the data sets of the data directory (see docs/data.md)
         rules.fig6.input,
         rules.fig7.input,
         rules.fig16.input,

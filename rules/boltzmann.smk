@@ -3,7 +3,7 @@
 #   boltzmann/{dataset}/variants/{variant}/   posterior_{sampler}.npz of sensitivity runs and errata diagnostics
 #   boltzmann/                  log_ratio_errors.csv (Fig. 6), fractions_within.csv (Fig. 8),
 #                                   posterior_moments.csv (Fig. 7), claims
-# The heart data set comes from the data directory (README, Data); the synthetic ones are drawn here.
+# The heart data set comes from the data directory (docs/data.md); the synthetic ones are drawn here.
 
 
 BM_SMALL = [n for n in config["boltzmann"]["datasets"] if bm_units(n) <= 10]

@@ -2,7 +2,7 @@
 #   msrc/                 features.npz (every image's descriptors and words), dogs_scan.npz, summary.csv (split means),
 #                         differences.csv (paired split differences with 95 % intervals), claims
 #   msrc/split{k}/        hamming.csv (per test image, method and region), labels.npz (label maps)
-# The images come from the data directory (README, Data).
+# The images come from the data directory (docs/data.md).
 
 MSRC_SPLITS = list(range(config["msrc"]["splits"]))
 

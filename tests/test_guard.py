@@ -79,7 +79,7 @@ def test_each_bad_config_of_the_issue_is_refused_before_planning(tmp_path, case)
     assert cpu < 5, f"{cpu:.1f} s of CPU"
 
 
-#: What stops a broken ``--configfile`` (README, "Hostile config files"): Snakemake's own loader, before the Snakefile.
+#: What stops a broken ``--configfile`` (docs/configuration.md, "Hostile config files"): Snakemake's own loader, before the Snakefile.
 SNAKEMAKE_REFUSALS = {
     "random bytes": "UnicodeDecodeError: 'utf-8' codec can't decode byte 0x80",
     "empty file": "Config file must be given as JSON or YAML with keys at top level.",
@@ -177,7 +177,7 @@ def test_every_numeric_key_is_read_by_an_estimate_or_marked_as_not_scaling():
     (run time) function of src/dogs/experiments/<family>.py, as a factor named by the key; if it does not (a
     model parameter, a level, a cap that never binds), mark it in config/schema.yaml, beside its ``description``,
     with ``x-not-scaling: "<the reason>"`` (on a list of numbers, the list's schema).
-    Then regenerate the README's table: ``python -m dogs.experiments table``."""
+    Then regenerate the table of docs/configuration.md: ``python -m dogs.experiments table``."""
     read = _patterns_read()
     covered = read | set(not_scaling(SCHEMA)) | {key + "[]" for key in read}
     missing = sorted(numeric_schema_keys(SCHEMA) - covered)
@@ -218,6 +218,6 @@ def test_every_integer_key_has_a_maximum():
 
 def test_the_readme_table_is_the_generated_one():
     table = scaling_table(SCHEMA, [FULL, SMOKE], FAMILIES)
-    assert table in (ROOT / "README.md").read_text(), (
-        "the README's table of keys read by the estimates is stale: paste the output of "
+    assert table in (ROOT / "docs" / "configuration.md").read_text(), (
+        "the table of keys in docs/configuration.md read by the estimates is stale: paste the output of "
         "`python -m dogs.experiments table`")

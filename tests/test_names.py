@@ -1,4 +1,4 @@
-"""One name per experiment (README, "Results layout"): a family's config section, module, rules file, result, figure,
+"""One name per experiment (docs/running.md, "Results layout"): a family's config section, module, rules file, result, figure,
 log and benchmark files and report category all carry the family's name."""
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def test_every_benchmark_file_is_read_back_as_its_rule():
                 assert rule_of(path, rules).split(":")[0] == same_rate.get(rule, rule), path
                 checked += 1
     assert checked >= 20
-    # result folders written before the rename are still read (README, "Results layout")
+    # result folders written before the rename are still read (docs/running.md, "Results layout")
     assert rule_of("results/benchmarks/scan_order/mixing_two_islands.tsv", rules) == "scan_order_compute_mixing:two_islands"
     assert rule_of("results/benchmarks/snakemake/scan_order_compute_mixing_two_islands.tsv",
                    rules) == "scan_order_compute_mixing:two_islands"

@@ -1,5 +1,5 @@
 """pgmpy interop (:mod:`dogs.models.pgmpy_interop`): our models of pgmpy networks against pgmpy's own exact
-inference, round trips, refusals, and the README's pgmpy example run as written."""
+inference, round trips, refusals, and the pgmpy example of docs/library.md run as written."""
 
 from __future__ import annotations
 
@@ -153,14 +153,14 @@ def test_refusals():
 
 
 def test_readme_pgmpy_example_runs():
-    """The README's pgmpy example, run as written: our estimate of P(s00 = up) matches pgmpy's exact answer."""
-    text = (ROOT / "README.md").read_text()
+    """The pgmpy example of docs/library.md, run as written: our estimate of P(s00 = up) matches pgmpy's exact answer."""
+    text = (ROOT / "docs" / "library.md").read_text()
     match = re.search(r"<!-- pgmpy example -->\s*```python\n(.*?)```", text, re.S)
-    assert match, "README lost its pgmpy example"
+    assert match, "docs/library.md lost its pgmpy example"
     namespace: dict = {}
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()) as printed:
         warnings.simplefilter("ignore")
-        exec(compile(match.group(1), "README.md (pgmpy example)", "exec"), namespace)
+        exec(compile(match.group(1), "docs/library.md (pgmpy example)", "exec"), namespace)
     assert "per site update" in printed.getvalue()
     _, _, VariableElimination = _pgmpy()
     answer = VariableElimination(namespace["network"]).query(["s00"], show_progress=False)

@@ -1,4 +1,4 @@
-"""A new experiment family is added the way the README's "How to add an experiment" says, and nothing else is edited.
+"""A new experiment family is added the way "How to add an experiment" (docs/contributing.md) says, and nothing else is edited.
 
 The toy family ``toy`` has one object, ``EXPERIMENT = Experiment("toy", __doc__, check=..., memory=..., work=...)``,
 and a schema section whose keys that cost nothing say why (``x-not-scaling``); ``FAMILIES`` finds the module and
@@ -33,9 +33,9 @@ from experiment_cli import ROOT, merged_configs
 
 FULL, SMOKE = merged_configs()
 
-#: The toy family's module, written as a new family's module is (README, "How to add an experiment").
+#: The toy family's module, written as a new family's module is (docs/contributing.md, "How to add an experiment").
 TOY_MODULE = '''
-"""A toy family: writes the sum of ``count`` numbers (the test of the README's "How to add an experiment")."""
+"""A toy family: writes the sum of ``count`` numbers (the test of "How to add an experiment" (docs/contributing.md))."""
 
 from dogs.io import write_json
 from dogs.workflow.cost import Work
@@ -175,7 +175,7 @@ def test_the_guard_checks_the_toy_family_and_the_time_table_lists_it(toy, tmp_pa
         bad = {**config, "toy": {**config["toy"], **change}}
         with pytest.raises(ConfigError, match=message):
             _check(bad, families, schema_path, tmp_path)
-    # without a measured rate its rule counts its start-up only (README); once the rate is in JOB_RATES, its work
+    # without a measured rate its rule counts its start-up only (docs/contributing.md); once the rate is in JOB_RATES, its work
     # model's count is what the time limit sees
     huge = {**config, "toy": {**TOY_SETTINGS, "count": 10**15}}
     assert check_config_time(huge, families)["toy"] == hours["toy"]
@@ -216,7 +216,7 @@ def test_the_toy_step_refuses_bad_settings_on_its_command_line(toy, capsys):
 
 
 def _documented_copy(tmp_path):
-    """A copy of the workflow and the package with the toy family added by the README's steps, and only them."""
+    """A copy of the workflow and the package with the toy family added by the steps of docs/contributing.md, and only them."""
     work = tmp_path / "repo"
     work.mkdir()
     for name in ("Snakefile", "rules", "config", "envs"):

@@ -1,6 +1,6 @@
 """DoGS: Dobrushin-optimized Gibbs samplers and the experiments of four papers on scan quality.
 
-The package is organised by idea (see the README's design section):
+The package is organised by idea (see docs/contributing.md, "Design"):
 
 - :mod:`dogs.models`      parameter objects (binary and discrete pairwise MRFs, grids);
 - :mod:`dogs.bounds`      Dobrushin influence bounds (DoGS Theorems 10-12);

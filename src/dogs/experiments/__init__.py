@@ -4,7 +4,7 @@ Every family module holds one :class:`~dogs.workflow.shell.Experiment` object, `
 cross-key checks, its memory and work models. :data:`FAMILIES` is the one list of them that the workflow reads (the
 Snakefile's guard and time table, the rules' memory requests, ``python -m dogs.experiments table``). It is found,
 not kept by hand: every module of this package whose ``EXPERIMENT`` has a config section, in the alphabetical order
-of the module names (the order of the README's key table and of ties in the time table). A new family is a new
+of the module names (the order of the key table in docs/configuration.md and of ties in the time table). A new family is a new
 module; nothing here names it. The modules are imported on first use of :data:`FAMILIES`, so a step
 (``python -m dogs.experiments.<family>``) imports its own family only.
 """

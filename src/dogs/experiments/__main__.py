@@ -1,4 +1,4 @@
-"""The cost tables of every experiment family: ``python -m dogs.experiments table`` prints the README's table of
+"""The cost tables of every experiment family: ``python -m dogs.experiments table`` prints the table (docs/configuration.md) of
 the config keys each cost model reads; ``python -m dogs.experiments calibrate FOLDER [CONFIG ...]`` prints the
 overhead and rates measured from the benchmark files under FOLDER (``results/.../benchmarks``) of a complete run of
 the merged CONFIG files (default: config/config.yaml and config/smoke.yaml), to paste into

@@ -348,7 +348,7 @@ def tables_markdown(tables: pd.DataFrame, smoke: bool, draws: int) -> str:
         lines += ["**Smoke run: tiny settings, NOT comparable with the paper.**", ""]
     lines += [f"Ours: the median over {draws} independent bias draws of the mean over runs, [smallest, largest] over "
               "the draws; the paper's value (one draw) in parentheses. Rows marked \"diagnostic\" reproduce the "
-              "authors' code, which built its truth and LBP with the coupling W/2 (README: where our numbers differ "
+              "authors' code, which built its truth and LBP with the coupling W/2 (docs/paper-vs-ours.md: where our numbers differ "
               "from the paper's).", ""]
     titles = {1: "LBP error sum_i |p_LBP - p_true|, c = 0.1", 2: "LBP error, W = 0.2",
               3: "Node RMSE, AAS vs AAS + RB, c = 0 (the text calls it Table 9)", 4: "Node RMSE, Fig. 3 (c = 0.2)",

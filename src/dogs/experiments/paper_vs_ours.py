@@ -93,7 +93,7 @@ def build_table(paper_rows: list[dict], measured: dict, smoke: bool, needs_data:
                 **{k: str(row[k]).strip() for k in COLUMNS[:5]},
                 "quantity": str(row.get("quantity", "")).strip(),
                 "criterion": describe(row["criterion"]) if "criterion" in row else "",
-                "ours": render_ours(row, got) if got else (f"needs data set {missing} (README, Data)" if missing else ""),
+                "ours": render_ours(row, got) if got else (f"needs data set {missing} (docs/data.md)" if missing else ""),
                 "verdict": row_verdict(row, got, needs_data),
                 "verdict_by_seed": seed_verdicts(row, got),
                 "reading": " ".join(str(row.get("reading", "")).split()),
@@ -147,7 +147,7 @@ def _summary(table: pd.DataFrame) -> str:
 
 
 _NEEDS_DATA_NOTE = ("Rows marked 'needs data' belong to experiments that did not run for want of their data set (absent "
-                    "from the data directory, or failing its checksum), which is not 'not reproduced'; the README's "
+                    "from the data directory, or failing its checksum), which is not 'not reproduced'; docs/paper-vs-ours.md's "
                     "Data section says how to add it.")
 
 _VERDICT_COLOURS = {"reproduced": "#d8f0d8", "partly": "#fff2c8", "inconclusive": "#ece0f4",

@@ -5,7 +5,7 @@
 - :mod:`dogs.workflow.guard`: everything the Snakefile checks about a config before planning a job.
 - :mod:`dogs.workflow.cost`: the generic cost engine (memory checks, :class:`~dogs.workflow.cost.Work`, the
   measured rates, the time table, calibration).
-- :mod:`dogs.workflow.keys`: which config keys the cost models read, and the README's table of them.
+- :mod:`dogs.workflow.keys`: which config keys the cost models read, and the table of them in docs/configuration.md.
 
 Nothing here knows a family by name: the functions take the family objects (``dogs.experiments.FAMILIES``) as an
 argument, so this package sits below the experiments it runs.

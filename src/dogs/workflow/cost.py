@@ -22,7 +22,7 @@ rates again.
 
 **Keys.** Every numeric config key is read by an estimate or marked in ``config/schema.yaml``, beside the key, as
 not scaling with the reason (``x-not-scaling``; :mod:`dogs.workflow.keys` records what the estimates read and
-prints the README's table).
+prints the table in docs/configuration.md).
 
 The workflow's guard (:mod:`dogs.workflow.guard`) checks every family before planning any job, and the step shell
 (:mod:`dogs.workflow.shell`) checks its slice's memory again before a step runs (direct command-line use).
@@ -268,7 +268,7 @@ def check_config_time(config: dict, families, reference: dict | None = None) -> 
 
 def time_table(hours: dict[str, float]) -> str:
     """The lines ``snakemake`` prints before planning: estimated job time per family and in all."""
-    lines = ["Estimated job time in CPU hours of all jobs (README, \"Configuration and what is checked\"):"]
+    lines = ["Estimated job time in CPU hours of all jobs (docs/configuration.md):"]
     lines += [f"  {family:<14} {_hours(h * 3600)}" for family, h in sorted(hours.items(), key=lambda kv: -kv[1])]
     lines.append(f"  {'in all':<14} {_hours(sum(hours.values()) * 3600)}")
     return "\n".join(lines)

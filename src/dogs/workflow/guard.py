@@ -8,7 +8,7 @@ file that set it:
 1. every config file read defensively (:func:`dogs.config.load_config_file`: size, encoding, YAML
    aliases, syntax with file and line, duplicate keys). Snakemake has parsed the ``--configfile`` files
    already by then with its own loader, which stops on an empty, binary or syntax-error file but not on
-   a YAML alias bomb (README, "Hostile config files");
+   a YAML alias bomb (docs/configuration.md, "Hostile config files");
 2. the merged config against ``config/schema.yaml`` (types, ranges, enums, required and unknown keys);
 3. integers written as floats, integers beyond any sane bound, NaN and infinity
    (:func:`dogs.config.check_strict_types`);

@@ -8,7 +8,7 @@ numbers the annotation speaks of the numbers (``key[]``): the list's length is a
 key itself. A key shared through a YAML anchor carries its reason everywhere the anchor is used.
 :func:`keys_read` records what the models read (by wrapping the settings), :func:`not_scaling` collects the
 annotations, ``tests/test_guard.py`` walks the schema and fails for a numeric key that is neither, so a new key
-cannot be forgotten, and :func:`scaling_table` prints the README's table (``python -m dogs.experiments table``).
+cannot be forgotten, and :func:`scaling_table` prints the table of docs/configuration.md (``python -m dogs.experiments table``).
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def numeric_schema_keys(schema: dict, prefix: str = "") -> set[str]:
 
 
 def scaling_table(schema: dict, configs, families) -> str:
-    """The README's table of which keys each estimate reads, per family, from the shipped ``configs``, and the
+    """The table (docs/configuration.md) of which keys each estimate reads, per family, from the shipped ``configs``, and the
     numeric keys of the family's section that the schema marks as not scaling."""
     read: dict[str, tuple[set, set]] = {}
     quiet: dict[str, set] = {}
