@@ -465,8 +465,8 @@ def test_every_template_placeholder_is_measured_in_a_recorded_run():
     rows = {row["id"]: row for row in load_paper_claims(PAPER_CLAIMS)}
     families = {rows[i]["family"] for i in got}
     templated = [row for row in rows.values() if row["family"] in families]
-    assert families == {"annular_ising", "benchmarks", "ising10", "ising40", "loose_bounds", "mcmc_mle", "msrc",
-                        "scan_order", "timing"}
+    assert families == {"annular_ising", "benchmarks", "boltzmann", "ising10", "ising40", "loose_bounds", "mcmc_mle",
+                        "msrc", "scan_order", "timing"}
     assert len(templated) == len(got)
     for row in templated:
         claim = got[row["id"]]
