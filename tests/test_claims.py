@@ -465,7 +465,8 @@ def test_every_template_placeholder_is_measured_in_a_recorded_run():
     rows = {row["id"]: row for row in load_paper_claims(PAPER_CLAIMS)}
     families = {rows[i]["family"] for i in got}
     templated = [row for row in rows.values() if row["family"] in families]
-    assert families == {"benchmarks", "ising10", "ising40", "loose_bounds", "mcmc_mle", "msrc", "scan_order", "timing"}
+    assert families == {"annular_ising", "benchmarks", "boltzmann", "ising10", "ising40", "loose_bounds", "mcmc_mle",
+                        "msrc", "scan_order", "timing"}
     assert len(templated) == len(got)
     for row in templated:
         claim = got[row["id"]]
@@ -474,6 +475,20 @@ def test_every_template_placeholder_is_measured_in_a_recorded_run():
         assert "{" not in render_ours(row, claim), row["id"]
     text = render_ours(rows["dogs_s52_estimate_settles_faster"], got["dogs_s52_estimate_settles_faster"])
     assert text.startswith("|running estimate of E[X_1]| stays <= ")
+
+
+def test_optional_clauses_of_aa_fig5_on_par_read_both_ways():
+    """AA Fig. 5's on-par row words two optional clauses by lists of one ratio or none (ours_lists empty)."""
+    from dogs.claims import load_measured
+
+    row = {row["id"]: row for row in load_paper_claims(PAPER_CLAIMS)}["aa_fig5_hmc_cmh_on_par"]
+    claim = load_measured([RECORDED / "annular_ising.json"])["aa_fig5_hmc_cmh_on_par"]
+    worse = {**claim, "quantities": {**claim["quantities"], "worse_by": [1.5], "better_by": [2.0]}}
+    text = render_ours(row, worse)
+    assert "are never worse by more than 1.50x (worst: " in text and text.endswith(") and up to 2.0x better")
+    better = {**claim, "quantities": {**claim["quantities"], "worse_by": [], "better_by": []}}
+    text = render_ours(row, better)
+    assert "are better everywhere (worst: " in text and text.endswith(")")
 
 
 def test_render_refuses_an_unmeasured_placeholder_and_words_lists():

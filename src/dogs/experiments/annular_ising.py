@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dogs.claims import worded_in_code
+from dogs.claims import measured
 from dogs.exact import junction_tree_marginals
 from dogs.inference.loopy_bp import loopy_belief_propagation
 from dogs.io import atomic_path, write_csv, write_meta, write_npz
@@ -411,8 +411,10 @@ def _compare(stats: pd.DataFrame, group: str, better: list, worse: list, metric:
     return {"share": won / total if total else float("nan"), "comparisons": total, "by_setting": by_setting}
 
 
-def _shares(by_setting: dict) -> str:
-    return ", ".join(f"{v:g}: {100 * share:.0f}%" for v, share in sorted(by_setting.items()))
+def _shares(by_setting: dict) -> list[dict]:
+    """``{W or c: share}`` as a list ``[{"setting": W or c, "share": share}]`` in setting order (a list keeps the
+    settings numbers in the claims file, where mapping keys would become text)."""
+    return [{"setting": v, "share": share} for v, share in sorted(by_setting.items())]
 
 
 def _ratios(stats: pd.DataFrame, group: str, numerators, denominators, metric: str) -> pd.DataFrame:
@@ -438,77 +440,60 @@ def build_claims(stats: pd.DataFrame, lbp: pd.DataFrame, tables: pd.DataFrame, h
                  high_strength_zero_bias: float) -> dict:
     high = (lambda r: r["W"] >= high_strength)
     draws = int(stats["draw"].nunique())
-    rule = f"(majority of {draws} bias draws, 2 s.e. per draw)"
     claims = {}
     fig3 = {m: _compare(stats, "fig3", PLAIN_ANNULAR, BASELINES, m, high) for m in ("node_rmse", "pairwise_error")}
-    claims["aa_fig3_annular_beat_baselines_high_w"] = worded_in_code(
-        f"W >= {high_strength:g}: annular better {rule} in {100 * fig3['node_rmse']['share']:.0f}% of "
-        f"{fig3['node_rmse']['comparisons']} (node) and {100 * fig3['pairwise_error']['share']:.0f}% (pairwise) of the "
-        f"comparisons with HMC, CMH, CMH + LBP; node share by W: {_shares(fig3['node_rmse']['by_setting'])}",
+    claims["aa_fig3_annular_beat_baselines_high_w"] = measured(
         {"node_share": fig3["node_rmse"]["share"], "pairwise_share": fig3["pairwise_error"]["share"]},
         node_share_by_w=fig3["node_rmse"]["by_setting"], pairwise_share_by_w=fig3["pairwise_error"]["by_setting"],
-        high_strength=high_strength, bias_draws=draws)
+        high_strength=high_strength, bias_draws=draws, comparisons=fig3["node_rmse"]["comparisons"],
+        node_shares=_shares(fig3["node_rmse"]["by_setting"]))
     hurt = [_compare(stats, "fig3", [f"{x} + RB"], [f"{x} + RB + LBP"], "node_rmse", high) for x in ("AAS", "AAG", "AAST")]
     hurt_share = float(np.mean([h["share"] for h in hurt]))
     hurt_by_w = {w: float(np.mean([h["by_setting"][w] for h in hurt])) for w in hurt[0]["by_setting"]}
-    claims["aa_fig3_lbp_hurts_high_w"] = worded_in_code(
-        f"W >= {high_strength:g}: X + RB better than X + RB + LBP (node RMSE) {rule} in {100 * hurt_share:.0f}% of "
-        f"the settings and operators; by W: {_shares(hurt_by_w)}", hurt_share, share_by_w=hurt_by_w,
-        high_strength=high_strength, bias_draws=draws)
+    claims["aa_fig3_lbp_hurts_high_w"] = measured(hurt_share, share_by_w=hurt_by_w, high_strength=high_strength,
+                                                  bias_draws=draws, shares=_shares(hurt_by_w))
     helps = [_compare(stats, "fig5", [f"{x} + RB + LBP"], [f"{x} + RB"], "node_rmse") for x in ("AAS", "AAG", "AAST")]
-    helps_share = float(np.mean([h["share"] for h in helps]))
-    claims["aa_fig5_lbp_helps_unimodal"] = worded_in_code(
-        f"W = 0.2, every c: X + RB + LBP better than X + RB (node RMSE) {rule} in {100 * helps_share:.0f}% of the "
-        "settings and operators", helps_share, bias_draws=draws)
+    claims["aa_fig5_lbp_helps_unimodal"] = measured(float(np.mean([h["share"] for h in helps])), bias_draws=draws)
     rb = _ratios(stats, "fig4", ["AAS + RB"], ["AAS"], "node_rmse")
-    ratio = float(rb["ratio"].max()) if len(rb) else np.nan
-    claims["aa_fig4_rb_node_marginals"] = worded_in_code(
-        f"c = 0: AAS + RB node RMSE / AAS node RMSE (median over {draws} draws), largest over W: {ratio:.3g} "
-        f"(smallest {rb['ratio'].min():.3g})", ratio, by_w=dict(zip(rb["W"], rb["ratio"])))
+    claims["aa_fig4_rb_node_marginals"] = measured(float(rb["ratio"].max()) if len(rb) else np.nan,
+                                                   by_w=dict(zip(rb["W"], rb["ratio"])), bias_draws=draws,
+                                                   smallest=float(rb["ratio"].min()))
     zero = _compare(stats, "fig4", ANNULAR, BASELINES, "pairwise_error", lambda r: r["W"] >= high_strength_zero_bias)
-    claims["aa_fig4_annular_outperform"] = worded_in_code(
-        f"c = 0, W >= {high_strength_zero_bias:g}: annular better (pairwise error) {rule} in "
-        f"{100 * zero['share']:.0f}% of {zero['comparisons']} comparisons with HMC, CMH, CMH + LBP; by W: "
-        f"{_shares(zero['by_setting'])}", zero["share"], share_by_w=zero["by_setting"],
-        high_strength_zero_bias=high_strength_zero_bias, bias_draws=draws)
+    claims["aa_fig4_annular_outperform"] = measured(
+        zero["share"], share_by_w=zero["by_setting"], high_strength_zero_bias=high_strength_zero_bias,
+        bias_draws=draws, comparisons=zero["comparisons"], shares=_shares(zero["by_setting"]))
     par = _ratios(stats, "fig5", LBP_SAMPLERS, ["HMC", "CMH"], "node_rmse")
     worst, best = float(par["ratio"].max()), float(par["ratio"].min())
     worst_row = par.loc[par["ratio"].idxmax()]
-    claims["aa_fig5_hmc_cmh_on_par"] = worded_in_code(
-        f"W = 0.2, every c: node RMSE of each annular + LBP sampler / HMC's or CMH's (median over {draws} draws) "
-        f"from {best:.2f} to {worst:.2f}: the annular + LBP samplers are "
-        + (f"never worse by more than {worst:.2f}x" if worst > 1 else "better everywhere")
-        + f" (worst: {worst_row['numerator']} / {worst_row['denominator']} at c = {worst_row['c']:g})"
-        + (f" and up to {1 / best:.1f}x better" if best < 1 else ""),
+    claims["aa_fig5_hmc_cmh_on_par"] = measured(  # the two optional clauses: lists of one ratio or none
         {"annular_over_baseline_max": worst, "annular_over_baseline_min": best},
-        ratios=par.to_dict(orient="records"))
+        ratios=par.to_dict(orient="records"), bias_draws=draws, worse_by=[worst] if worst > 1 else [],
+        better_by=[1 / best] if best < 1 else [],
+        worst_pair={"numerator": worst_row["numerator"], "denominator": worst_row["denominator"],
+                    "c": float(worst_row["c"])})
     t1 = lbp_over_draws(lbp[lbp["group"] == "table1"]).sort_values("W")
-    growth = float(t1["median"].iloc[-1] / max(t1["median"].iloc[0], 1e-300))
-    claims["aa_table1_lbp_degrades"] = worded_in_code(
-        f"c = 0.1: LBP error (median over {draws} draws) {t1['median'].iloc[0]:.2g} at W = {t1['W'].iloc[0]:g}, "
-        f"{t1['median'].iloc[-1]:.3g} at W = {t1['W'].iloc[-1]:g} ({growth:.3g}x)", growth,
-        by_w=dict(zip(t1["W"], t1["median"])))
+    claims["aa_table1_lbp_degrades"] = measured(
+        float(t1["median"].iloc[-1] / max(t1["median"].iloc[0], 1e-300)), by_w=dict(zip(t1["W"], t1["median"])),
+        bias_draws=draws, first={"W": float(t1["W"].iloc[0]), "error": float(t1["median"].iloc[0])},
+        last={"W": float(t1["W"].iloc[-1]), "error": float(t1["median"].iloc[-1])})
     t2 = lbp_over_draws(lbp[lbp["group"] == "fig5"]).sort_values("c")
     per_node = t2["median"] / t2["nodes"]
     last_over_first = float(t2["median"].iloc[-1] / max(t2["median"].iloc[0], 1e-300))
-    claims["aa_table2_lbp_accurate"] = worded_in_code(
-        f"W = 0.2: mean LBP error per node (median over {draws} draws) at most {per_node.max():.2g} over c; the summed "
-        f"error falls from {t2['median'].iloc[0]:.2g} at c = {t2['c'].iloc[0]:g} to {t2['median'].iloc[-1]:.2g} at "
-        f"c = {t2['c'].iloc[-1]:g} ({1 / max(last_over_first, 1e-300):.3g}x)",
+    claims["aa_table2_lbp_accurate"] = measured(
         {"max_per_node_error": float(per_node.max()), "last_over_first": last_over_first},
-        summed_by_c=dict(zip(t2["c"], t2["median"])))
+        summed_by_c=dict(zip(t2["c"], t2["median"])), bias_draws=draws,
+        first={"c": float(t2["c"].iloc[0]), "error": float(t2["median"].iloc[0])},
+        last={"c": float(t2["c"].iloc[-1]), "error": float(t2["median"].iloc[-1])},
+        falls_by=1 / max(last_over_first, 1e-300))
     halved = tables[tables["sampler"] == "LBP at W/2 (diagnostic)"].dropna(subset=["paper"])
     halved = halved[halved["paper"] > 0]
     half_ratio = np.log10(halved["ours"].clip(lower=1e-12) / halved["paper"])
     direct = tables[tables["sampler"] == "LBP"].dropna(subset=["paper"])
     direct = direct[direct["paper"] > 0]
     direct_ratio = np.log10(direct["ours"].clip(lower=1e-12) / direct["paper"])
-    claims["aa_errata_w2_tables12"] = worded_in_code(
-        f"Tables 1-2 ({len(direct)} cells): median ours/paper {10 ** direct_ratio.median():.3g} with the coupling W, "
-        f"{10 ** half_ratio.median():.3g} with W/2 (within a factor 2 in "
-        f"{100 * np.mean(np.abs(half_ratio) <= np.log10(2)):.0f}% of the cells): the printed LBP errors are those of "
-        "the halved model",
-        {"median_ratio_w": float(10 ** direct_ratio.median()), "median_ratio_half_w": float(10 ** half_ratio.median())})
+    claims["aa_errata_w2_tables12"] = measured(
+        {"median_ratio_w": float(10 ** direct_ratio.median()), "median_ratio_half_w": float(10 ** half_ratio.median())},
+        cells=len(direct), half_w_within_2=float(np.mean(np.abs(half_ratio) <= np.log10(2))))
     at_w = par["ratio"]  # the Fig. 5 ratios above, scored at W
     at_half = _ratios(stats, "fig5", LBP_SAMPLERS, ["HMC", "CMH"], "node_rmse_half_w")["ratio"]
     spread_w, spread_half = float(np.exp(np.abs(np.log(at_w)).max())), float(np.exp(np.abs(np.log(at_half)).max()))
@@ -516,21 +501,16 @@ def build_claims(stats: pd.DataFrame, lbp: pd.DataFrame, tables: pd.DataFrame, h
                                                                                  values="paper")
     spread_paper = float(np.exp(max(np.abs(np.log(printed[a] / printed[b])).max() for a in LBP_SAMPLERS
                                     for b in ("HMC", "CMH")))) if set(LBP_SAMPLERS) <= set(printed) else np.nan
-    claims["aa_errata_w2_fig5"] = worded_in_code(
-        f"W = 0.2: the node RMSE of HMC, CMH and the annular + LBP samplers differ by up to {spread_w:.2f}x scored "
-        f"against the truth at W (annular + LBP / HMC or CMH from {at_w.min():.2f} to {at_w.max():.2f}), by up to "
-        f"{spread_half:.2f}x scored against the truth at W/2 as the authors' code did: on par, as printed "
-        f"(Table 8: up to {spread_paper:.2f}x)",
-        {"on_par_factor_w": spread_w, "on_par_factor_half_w": spread_half}, on_par_factor_printed=spread_paper)
+    claims["aa_errata_w2_fig5"] = measured(
+        {"on_par_factor_w": spread_w, "on_par_factor_half_w": spread_half}, on_par_factor_printed=spread_paper,
+        ratio_min_w=float(at_w.min()), ratio_max_w=float(at_w.max()))
     valid = tables[~tables["diagnostic"]].dropna(subset=["paper"])
     valid = valid[valid["paper"] > 0]
     log_ratio = np.log10(valid["ours"].clip(lower=1e-12) / valid["paper"])
-    claims["aa_tables_against_paper"] = worded_in_code(
-        f"{len(valid)} cells: median ours/paper {10 ** log_ratio.median():.2f}, within a factor 2 in "
-        f"{100 * np.mean(np.abs(log_ratio) <= np.log10(2)):.0f}%", float(10 ** log_ratio.median()))
     budget = stats[stats["sampler"].isin(["CMH + LBP", "CMH"])].groupby("sampler")["density_evaluations"]
-    claims["aa_tables_against_paper"]["quantities"]["density_evaluations"] = {k: [float(v.min()), float(v.max())]
-                                                                          for k, v in budget}
+    claims["aa_tables_against_paper"] = measured(
+        float(10 ** log_ratio.median()), cells=len(valid), within_2=float(np.mean(np.abs(log_ratio) <= np.log10(2))),
+        density_evaluations={k: [float(v.min()), float(v.max())] for k, v in budget})
     if draws > 1:  # each judged value from each bias draw alone, as the paper ran one draw (dogs.claims, per_seed)
         per_draw = [build_claims(stats[stats["draw"] == k], lbp[lbp["draw"] == k], tables, high_strength,
                                  high_strength_zero_bias) for k in sorted(stats["draw"].unique())]

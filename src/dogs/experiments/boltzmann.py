@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dogs.claims import worded_in_code
+from dogs.claims import measured
 from dogs.data import load_heart_disease, require_dataset
 from dogs.experiments.common import discard_worker_pool, shutdown_workers, worker_pool
 from dogs.io import write_csv, write_meta, write_npz
@@ -413,10 +413,11 @@ def _mean_error(errors: pd.DataFrame, variant: str, dataset: str, sampler: str, 
     return float(rows[column].mean())
 
 
-def _text(errors: pd.DataFrame, variant: str, dataset: str) -> str:
+def _error_stats(errors: pd.DataFrame, variant: str, dataset: str) -> dict:
+    """``{sampler: {"mean": m, "sd": s}}``: mean and s.d. over chains of the mean |log ratio error| (no exact chain)."""
     rows = errors[(errors["variant"] == variant) & (errors["dataset"] == dataset) & (errors["sampler"] != "exact")]
     stats = rows.groupby("sampler")["mean_abs_error"].agg(["mean", "std"])
-    return "; ".join(f"{name} {r['mean']:.4f} ± {r['std']:.4f}" for name, r in stats.iterrows())
+    return {name: {"mean": float(r["mean"]), "sd": float(r["std"])} for name, r in stats.iterrows()}
 
 
 def sensitivity_variants(settings: dict, dataset: str) -> list[str]:
@@ -468,24 +469,18 @@ def fig8_claim(chains: dict, large, settings: dict, seed, check: pd.DataFrame) -
     by_step = {d: {s: [float(x) for x in accuracy.fraction_by_step(c["weights"], c["W_true"], within)[marks]]
                    for s, c in runs[d].items()} for d in large}
     acceptance = {d: {s: float(c["acceptance"].mean()) for s, c in runs[d].items()} for d in large}
-    text = (f"{check['dataset'].iloc[0]}, the same {ratio['pairs']} (W, W') pairs for every sampler: mean |estimated - "
-            "exact log Z(W')/Z(W)| " + ", ".join(f"{k} {v:.4f}" for k, v in ratio["mean_abs_error"].items())
-            + "; the annular samplers' errors against HMC's and CMH's, the least favourable pair: "
-            + (f"smaller by {ratio['margin_se']:.1f} s.e." if ratio["margin_se"] >= 0
-               else f"larger by {-ratio['margin_se']:.1f} s.e.") + " (paired). Not judged (the "
-            f"start decides them): fractions within {within:.0%}; the start gives "
-            + ", ".join(f"{d} {v:.3f}" for d, v in level["start"].items()) + ", the prior "
-            + ", ".join(f"{d} {v:.3f}" for d, v in level["prior"].items()) + "; after outer steps "
-            + "/".join(str(m + 1) for m in marks) + ": "
-            + "; ".join(f"{d} {k} " + " → ".join(f"{x:.3f}" for x in xs) for d in large for k, xs in by_step[d].items())
-            + "; outer acceptance " + ", ".join(f"{d} {k} {a:.2f}" for d in large for k, a in acceptance[d].items())
-            + f"; smallest annular / baseline fraction ratio {main['margin']:.3f} (simultaneous 95% interval ends "
-            f"{main['margin_low']:.3f}, {main['margin_high']:.3f})" + "".join(f"; {v}: {r['margin']:.3f}" for v, r in others.items()))
-    return worded_in_code(text, {"ratio_error_margin": ratio["margin_se"]}, ratio_errors=ratio["mean_abs_error"],
-                          ratio_margins=ratio["by_pair"], ratio_check_pairs=ratio["pairs"], start_fraction=level["start"],
-                          prior_fraction=level["prior"], fraction_steps=marks, fraction_by_step=by_step,
-                          outer_acceptance=acceptance, fractions=main["fractions"], sensitivity=others,
-                          fraction_margin={k: main[k] for k in ("margin", "margin_low", "margin_high")})
+    return measured({"ratio_error_margin": ratio["margin_se"]}, ratio_errors=ratio["mean_abs_error"],
+                    ratio_margins=ratio["by_pair"], ratio_check_pairs=ratio["pairs"], start_fraction=level["start"],
+                    prior_fraction=level["prior"], fraction_steps=marks, fraction_by_step=by_step,
+                    outer_acceptance=acceptance, fractions=main["fractions"], sensitivity=others,
+                    fraction_margin={k: main[k] for k in ("margin", "margin_low", "margin_high")},
+                    dataset=check["dataset"].iloc[0], within=within, outer_steps=[m + 1 for m in marks],
+                    annular_errors_are="smaller" if ratio["margin_se"] >= 0 else "larger",
+                    margin_se_size=abs(ratio["margin_se"]),
+                    fraction_course=[{"dataset": d, "sampler": k, "fractions": xs} for d in large
+                                     for k, xs in by_step[d].items()],
+                    acceptance_by_run=[{"dataset": d, "sampler": k, "acceptance": x} for d in large
+                                       for k, x in acceptance[d].items()])
 
 
 def fig8_ratio_check(chains: dict, settings: dict, seed) -> pd.DataFrame:
@@ -536,30 +531,24 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
     if (MAIN, heart) in present:
         vs_cmh, vs_hmc = heart_numbers(MAIN)
         sensitivity = {v: heart_numbers(v) for v in sensitivity_variants(settings, heart) if (v, heart) in present}
-        claims["aa_fig6_heart_annular_vs_cmh_hmc"] = worded_in_code(
-            f"mean over chains of the mean |log ratio error| (± s.d.): {_text(errors, MAIN, heart)}; annular better than "
-            f"CMH by at least {vs_cmh:.1f} s.e., annular / HMC error at most {vs_hmc:.2f}"
-            + "".join(f"; {v}: {a:.1f} s.e., {b:.2f}" for v, (a, b) in sensitivity.items()),
+        claims["aa_fig6_heart_annular_vs_cmh_hmc"] = measured(
             {"beats_cmh_by_se": vs_cmh, "annular_over_hmc_max": vs_hmc},
-            sensitivity={v: {"beats_cmh_by_se": a, "annular_over_hmc_max": b} for v, (a, b) in sensitivity.items()})
+            sensitivity={v: {"beats_cmh_by_se": a, "annular_over_hmc_max": b} for v, (a, b) in sensitivity.items()},
+            errors=_error_stats(errors, MAIN, heart))
         if (MAIN, heart, "exact") in chains:
             shifts = {SAMPLERS[s]: posterior_shift(chains, heart, s) for s in ("cmh", *ANNULAR, "hmc")
                       if (MAIN, heart, s) in chains}
-            claims["aa_fig7_cmh_shifts_posterior"] = worded_in_code(
-                "largest |posterior mean - exact chain's| / s.e. over the 15 weights: "
-                + ", ".join(f"{k} {v:.1f}" for k, v in shifts.items()),
-                {"cmh_shift": shifts["CMH"], "annular_shift": max(shifts[a] for a in annular)})
+            claims["aa_fig7_cmh_shifts_posterior"] = measured(
+                {"cmh_shift": shifts["CMH"], "annular_shift": max(shifts[a] for a in annular)}, shifts=shifts)
     synthetic = FIG6_DATASETS[1]
     if (MAIN, synthetic) in present:
         def margin(variant):
             return min(_better(errors, synthetic, a, b, variant) for a in annular for b in ("HMC", "CMH"))
 
         sensitivity = {v: margin(v) for v in sensitivity_variants(settings, synthetic) if (v, synthetic) in present}
-        claims["aa_fig6_synthetic_annular_best"] = worded_in_code(
-            f"{synthetic}: mean |log ratio error| (± s.d.): {_text(errors, MAIN, synthetic)}; annular better than both "
-            f"baselines by at least {margin(MAIN):.1f} s.e."
-            + "".join(f"; {v}: {m:.1f} s.e. ({_text(errors, v, synthetic)})" for v, m in sensitivity.items()),
-            margin(MAIN), sensitivity=sensitivity)
+        claims["aa_fig6_synthetic_annular_best"] = measured(
+            margin(MAIN), sensitivity=sensitivity, dataset=synthetic, errors=_error_stats(errors, MAIN, synthetic),
+            variants={v: {"margin": m, "errors": _error_stats(errors, v, synthetic)} for v, m in sensitivity.items()})
     large = [d for d in FIG8_DATASETS if (MAIN, d, "hmc") in chains]
     if large and check is not None and not check.empty:
         claims["aa_fig8_fraction_within"] = fig8_claim(chains, large, settings, seed, check)
@@ -574,35 +563,28 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
         sd_ratio = (sd[(variant, "CMH")] / sd[(MAIN, "exact")]) if (MAIN, "exact") in sd else pd.Series([np.nan])
         offset = authors_cmh_offset(_units(settings["datasets"][heart]), int(b1["inner_samples"].iloc[0]),
                                     settings["travel_time_periods"])
-        claims["aa_errata_b1_cmh_normalisation"] = worded_in_code(
-            f"heart data, CMH's ratio divided by F instead of L (offset {offset:+.3f} "
-            f"per estimate, x N = 1841 in the acceptance): outer acceptance {b1['acceptance'].mean():.2f} against "
-            + ", ".join(f"{k} {v:.2f}" for k, v in acceptance.items())
-            + f" with the correct ratio; mean |log ratio error| {b1['mean_abs_error'].mean():.3f} against CMH's "
-            f"{_mean_error(errors, MAIN, heart, 'CMH'):.3f}; posterior s.d. / the exact chain's {sd_ratio.min():.2f} to "
-            f"{sd_ratio.max():.2f} over the 15 weights",
+        claims["aa_errata_b1_cmh_normalisation"] = measured(
             {"cmh_acceptance_authors": float(b1["acceptance"].mean()),
              "others_acceptance_max": float(acceptance.drop("CMH", errors="ignore").max()),
              "cmh_error_authors": float(b1["mean_abs_error"].mean()),
              "cmh_error": _mean_error(errors, MAIN, heart, "CMH"),
-             "sd_ratio_median": float(sd_ratio.median())}, variant=variant)
+             "sd_ratio_median": float(sd_ratio.median())}, variant=variant, offset=offset,
+            acceptance={k: float(v) for k, v in acceptance.items()}, sd_ratio_min=float(sd_ratio.min()),
+            sd_ratio_max=float(sd_ratio.max()))
     runs = [v for v in errata_b2_runs(settings) if (v, heart) in present]
     if len(runs) > 1:
         series = (errors[errors["variant"].isin(runs) & (errors["dataset"] == heart) & (errors["sampler"] != "exact")]
                   .groupby(["inner_samples", "sampler"])[["mean_abs_error", "cross_chain_error"]].mean().reset_index())
         by_f = series.groupby("inner_samples")[["mean_abs_error", "cross_chain_error"]].mean()
         f_low, f_high = by_f.index.min(), by_f.index.max()
-        claims["aa_errata_b2_cross_chain"] = worded_in_code(
-            "heart data, mean over samplers of the mean |log ratio error| at F = "
-            + ", ".join(f"{f}: {r['mean_abs_error']:.3f}" for f, r in by_f.iterrows())
-            + "; measured against the exact ratios of another chain (the authors' Fig. 6): "
-            + ", ".join(f"{f}: {r['cross_chain_error']:.3f}" for f, r in by_f.iterrows())
-            + f"; per sampler at F = {f_high}: "
-            + ", ".join(f"{r['sampler']} {r['cross_chain_error']:.3f}" for _, r in series[series["inner_samples"] == f_high].iterrows()),
+        claims["aa_errata_b2_cross_chain"] = measured(
             {"error_ratio_last_over_first": float(by_f.loc[f_high, "mean_abs_error"] / by_f.loc[f_low, "mean_abs_error"]),
              "cross_chain_ratio_last_over_first": float(by_f.loc[f_high, "cross_chain_error"]
                                                         / by_f.loc[f_low, "cross_chain_error"])},
-            series=series.to_dict(orient="records"))
+            series=series.to_dict(orient="records"), f_high=f_high,
+            errors_by_f=[{"F": f, "error": e} for f, e in by_f["mean_abs_error"].items()],
+            cross_chain_by_f=[{"F": f, "error": e} for f, e in by_f["cross_chain_error"].items()],
+            at_f_high=series[series["inner_samples"] == f_high].to_dict(orient="records"))
     groups = settings.get("seed_groups", 1) if groups is None else groups
     if groups > 1:
         per_group = [build_claims(errors[errors["chain"] % groups == g], fractions, _chain_group(chains, g, groups),
