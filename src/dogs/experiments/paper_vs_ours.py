@@ -57,19 +57,19 @@ def row_verdict(row: dict, got: dict | None, needs_data: dict | None = None) -> 
     """The verdict of one row: the criterion applied to the measured value and to each of its draws (reproduced only
     when they agree, unless the row reads the typical draw: ``per_seed``), or "needs data" when the row's family
     waits for an absent data set, or "not yet run"."""
+    return _verdict_and_split(row, got, needs_data)[0]
+
+
+def _verdict_and_split(row: dict, got: dict | None, needs_data: dict | None) -> tuple[str, str]:
+    """``(row verdict, its split over the independent draws)``, the split as "3 seeds: 2 reproduced, 1 partly
+    (reproduced, partly, reproduced)", empty when the claim has no draws; each row is judged once."""
     if got is None:
-        return NEEDS_DATA if row["family"] in (needs_data or {}) else NOT_YET_RUN
-    return _judged(row, got)[0]
-
-
-def seed_verdicts(row: dict, got: dict | None) -> str:
-    """The split of a noisy claim over its independent draws (``by_seed``), e.g. "3 seeds: 2 reproduced, 1 partly
-    (reproduced, partly, reproduced)"; empty when the claim has no draws."""
-    if got is None or "by_seed" not in got:
-        return ""
-    seeds = _judged(row, got)[1]
+        return (NEEDS_DATA if row["family"] in (needs_data or {}) else NOT_YET_RUN), ""
+    verdict_of_row, seeds = _judged(row, got)
+    if "by_seed" not in got:
+        return verdict_of_row, ""
     counts = ", ".join(f"{seeds.count(v)} {v}" for v in dict.fromkeys(seeds))
-    return f"{len(seeds)} seeds: {counts} ({', '.join(seeds)})"
+    return verdict_of_row, f"{len(seeds)} seeds: {counts} ({', '.join(seeds)})"
 
 
 def build_table(paper_rows: list[dict], measured: dict, smoke: bool, needs_data: dict | None = None) -> pd.DataFrame:
@@ -88,14 +88,15 @@ def build_table(paper_rows: list[dict], measured: dict, smoke: bool, needs_data:
     for row in paper_rows:
         got = measured.get(row["id"])
         missing = needs_data.get(row["family"])
+        verdict_of_row, split = _verdict_and_split(row, got, needs_data)
         records.append(
             {
                 **{k: str(row[k]).strip() for k in COLUMNS[:5]},
                 "quantity": str(row.get("quantity", "")).strip(),
                 "criterion": describe(row["criterion"]) if "criterion" in row else "",
                 "ours": render_ours(row, got) if got else (f"needs data set {missing} (docs/data.md)" if missing else ""),
-                "verdict": row_verdict(row, got, needs_data),
-                "verdict_by_seed": seed_verdicts(row, got),
+                "verdict": verdict_of_row,
+                "verdict_by_seed": split,
                 "reading": " ".join(str(row.get("reading", "")).split()),
                 "paper_evidence": json.dumps(row["paper_evidence"]) if "paper_evidence" in row else "",
             }
