@@ -1,0 +1,26 @@
+"""Test-session settings: the order in which pytest-xdist hands out the test files.
+
+The README's test command runs the suite on every core (``-n auto --dist loadfile`` in
+``pyproject.toml``): each test file runs on one worker, so module-scoped fixtures (the smoke
+workflow run, a fresh clone, a paper-scale plan) are built once and two smoke runs never write the
+same ``results/smoke`` folder. The files with the longest work go first, longest first: started
+last, the smoke workflow alone would leave the other workers idle for minutes.
+"""
+
+from __future__ import annotations
+
+# The slowest files of the suite (``--durations`` on 2 cores), longest first.
+LONGEST_FIRST = (
+    "test_workflow.py",
+    "test_cli.py",
+    "test_dogs_algorithm.py",
+    "test_compact_types.py",
+    "test_fresh_clone.py",
+    "test_toy_family.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: position for position, name in enumerate(LONGEST_FIRST)}
+    # Stable sort: these files first, in the order above; every other file after, in collection order.
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
