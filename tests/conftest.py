@@ -4,7 +4,8 @@ The README's test command runs the suite on every core (``-n auto --dist loadfil
 ``pyproject.toml``): each test file runs on one worker, so module-scoped fixtures (the smoke
 workflow run, a fresh clone, a paper-scale plan) are built once and two smoke runs never write the
 same ``results/smoke`` folder. The files with the longest work go first, longest first: started
-last, the smoke workflow alone would leave the other workers idle for minutes.
+last, the smoke workflow alone would leave the other workers idle for minutes. pytest-xdist would
+otherwise hand out files by their number of tests (``--no-loadscope-reorder`` keeps this order).
 """
 
 from __future__ import annotations
