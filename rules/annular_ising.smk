@@ -55,6 +55,7 @@ rule annular_ising_compute_truth:  # truth and LBP only (Table 1), one setting
 
 
 rule annular_ising_summarise:
+    """Annular augmentation §3.1 (9x9 Ising): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         truth=aa_files("truth.npz", AA_GROUPS),
         errors=aa_files("errors.csv", AA_SAMPLER_GROUPS),
@@ -96,7 +97,8 @@ rule annular_ising_plot_heatmaps:
         "{params.python} -m dogs.experiments.annular_ising plot-heatmaps {params.args} > {log} 2>&1"
 
 
-rule annular_ising_plot_errata:  # diagnostic: Fig. 5 scored against the truth at W/2, as the authors' code did
+rule annular_ising_plot_errata:
+    """Annular augmentation §3.1 (9x9 Ising): diagnostic: Fig. 5 scored against the truth at W/2, as the authors' code did (the target is `fig_aa_errata_w2`)."""
     input:
         summary=result("annular_ising/summary.csv"),
         paper_tables="config/paper_tables/annular_augmentation.csv",

@@ -114,6 +114,7 @@ rule boltzmann_compute_variant:  # sampler: the inner samplers of a sensitivity 
 
 
 rule boltzmann_summarise:
+    """Annular augmentation §3.2 (Boltzmann machine): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         chains=bm_chain_files(),
         variant_chains=bm_variant_folders(),
@@ -134,6 +135,7 @@ rule boltzmann_summarise:
 
 
 rule boltzmann_plot_fig6:
+    """Annular augmentation §3.2 (Boltzmann machine): draws Fig. 6 (the target is `fig_aa6`)."""
     input:
         errors=result("boltzmann/log_ratio_errors.csv"),
     output:
@@ -155,6 +157,7 @@ rule boltzmann_plot_fig6:
 
 
 rule boltzmann_plot_fig7:
+    """Annular augmentation §3.2 (Boltzmann machine): draws Fig. 7 (the target is `fig_aa7`)."""
     input:
         chains=bm_chain_files("heart"),
     output:
@@ -176,6 +179,7 @@ rule boltzmann_plot_fig7:
 
 
 rule boltzmann_plot_fig8:
+    """Annular augmentation §3.2 (Boltzmann machine): draws Fig. 8 (the target is `fig_aa8`)."""
     input:
         fractions=result("boltzmann/fractions_within.csv"),
     output:
@@ -196,7 +200,8 @@ rule boltzmann_plot_fig8:
         "{params.python} -m dogs.experiments.boltzmann plot-fig8 {params.args} > {log} 2>&1"
 
 
-rule boltzmann_plot_errata:  # diagnostics of the authors' code: B1 (CMH's ratio / F) and B2 (cross-chain error)
+rule boltzmann_plot_errata:
+    """Annular augmentation §3.2 (Boltzmann machine): diagnostics of the authors' code: B1 (CMH's ratio / F) and B2 (cross-chain error) (the target is `fig_aa_errata_b1_b2`)."""
     input:
         errors=result("boltzmann/log_ratio_errors.csv"),
         posterior=result("boltzmann/posterior_moments.csv"),

@@ -59,6 +59,7 @@ rule ising10_compute_measure:  # sampler: marginal error of independent chains a
 
 
 rule ising10_summarise:
+    """DoGS §5.1 (10x10 Ising): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         guarantees=expand(
             result("ising10/rep{rep}/guarantees.csv"), rep=ISING10_REPLICATES
@@ -82,6 +83,7 @@ rule ising10_summarise:
 
 
 rule ising10_plot_fig1:
+    """DoGS §5.1 (10x10 Ising): draws Fig. 1 (the target is `fig1`)."""
     input:
         guarantees=result("ising10/rep0/guarantees.csv"),
         measured=result("ising10/rep0/measured_error.csv"),
@@ -104,6 +106,7 @@ rule ising10_plot_fig1:
 
 
 rule ising10_plot_fig9:
+    """DoGS §5.1 (10x10 Ising): draws Fig. 9 (the target is `fig9`)."""
     input:
         guarantees=expand(
             result("ising10/rep{rep}/guarantees.csv"), rep=ISING10_REPLICATES[1:]

@@ -75,6 +75,7 @@ rule ising40_compute_bias:  # sampler: bias of X_1^T on the torus, independent c
 
 
 rule ising40_summarise:
+    """DoGS §5.4 (40x40 marginals): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         guarantees_open=result("ising40/open/guarantees.csv"),
         guarantees_torus=result("ising40/torus/guarantees.csv"),
@@ -100,6 +101,7 @@ rule ising40_summarise:
 
 
 rule ising40_plot_fig4:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 4 (the target is `fig4`)."""
     input:
         guarantees=result("ising40/open/guarantees.csv"),
         histogram=result("ising40/open/profile_histogram.csv"),
@@ -122,6 +124,7 @@ rule ising40_plot_fig4:
 
 
 rule ising40_plot_fig5:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 5 (the target is `fig5`)."""
     input:
         guarantees=result("ising40/torus/guarantees.csv"),
         bias=result("ising40/torus/bias_rep0.csv"),
@@ -144,6 +147,7 @@ rule ising40_plot_fig5:
 
 
 rule ising40_plot_fig12:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 12 (the target is `fig12`)."""
     input:
         profile=result("ising40/open/profile.npz"),
     output:
@@ -165,6 +169,7 @@ rule ising40_plot_fig12:
 
 
 rule ising40_plot_fig13:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 13 (the target is `fig13`)."""
     input:
         bias=expand(
             result("ising40/torus/bias_rep{repetition}.csv"),
@@ -189,6 +194,7 @@ rule ising40_plot_fig13:
 
 
 rule ising40_plot_fig14:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 14 (the target is `fig14`)."""
     input:
         bias=result("ising40/torus/bias_rep0.csv"),
         histogram=result("ising40/torus/profile_histogram.csv"),
@@ -212,6 +218,7 @@ rule ising40_plot_fig14:
 
 
 rule ising40_plot_fig15:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 15 (the target is `fig15`)."""
     input:
         profile=result("ising40/torus/profile.npz"),
     output:

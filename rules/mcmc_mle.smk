@@ -53,6 +53,7 @@ rule mcmc_mle_compute_trace:  # sampler: projected stochastic gradient ascent, b
 
 
 rule mcmc_mle_summarise:
+    """DoGS §5.3 (MCMC maximum likelihood): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         traces=expand(
             result("mcmc_mle/{mle_model}/trace.csv"), mle_model=MCMC_MLE_MODELS
@@ -72,6 +73,7 @@ rule mcmc_mle_summarise:
 
 
 rule mcmc_mle_plot_fig3:
+    """DoGS §5.3 (MCMC maximum likelihood): draws Fig. 3 (the target is `fig3`)."""
     input:
         traces=expand(
             result("mcmc_mle/{mle_model}/trace.csv"), mle_model=MCMC_MLE_MODELS

@@ -11,7 +11,8 @@ wildcard_constraints:
     split=r"\d+",
 
 
-rule msrc_compute_features:  # every image: DAISY descriptors, colour and position words, majority patch labels
+rule msrc_compute_features:
+    """DoGS §5.5 (MSRC segmentation), a compute step: every image: DAISY descriptors, colour and position words, majority patch labels."""
     input:
         archive=msrc_archive,
     output:
@@ -32,7 +33,8 @@ rule msrc_compute_features:  # every image: DAISY descriptors, colour and positi
         "{params.python} -m dogs.experiments.msrc compute-features {params.args} > {log} 2>&1"
 
 
-rule msrc_compute_scan:  # the DoGS scan of the centre region, once for every image
+rule msrc_compute_scan:
+    """DoGS §5.5 (MSRC segmentation), a compute step: the DoGS scan of the centre region, once for every image."""
     output:
         dogs_scan=result("msrc/dogs_scan.npz"),
     log:
@@ -71,6 +73,7 @@ rule msrc_compute_split:  # sampler: PLSA on the training images, MFAM Gibbs on 
 
 
 rule msrc_summarise:
+    """DoGS §5.5 (MSRC segmentation): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         hamming=expand(result("msrc/split{split}/hamming.csv"), split=MSRC_SPLITS),
         dogs_scan=result("msrc/dogs_scan.npz"),
@@ -90,6 +93,7 @@ rule msrc_summarise:
 
 
 rule msrc_plot_fig6:
+    """DoGS §5.5 (MSRC segmentation): draws Fig. 6 (the target is `fig6`)."""
     input:
         labels=[result("msrc/split0/labels.npz")],
     output:
@@ -111,6 +115,7 @@ rule msrc_plot_fig6:
 
 
 rule msrc_plot_fig16:
+    """DoGS §5.5 (MSRC segmentation): draws Fig. 16 (the target is `fig16`)."""
     input:
         labels=expand(result("msrc/split{split}/labels.npz"), split=MSRC_SPLITS[:3]),
     output:
@@ -132,6 +137,7 @@ rule msrc_plot_fig16:
 
 
 rule msrc_plot_fig7:
+    """DoGS §5.5 (MSRC segmentation): draws Fig. 7 (the target is `fig7`)."""
     input:
         summary=result("msrc/summary.csv"),
         differences=result("msrc/differences.csv"),

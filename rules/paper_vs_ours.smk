@@ -6,6 +6,7 @@ import glob
 
 
 rule paper_vs_ours_summarise:
+    """All four papers: the paper-vs-ours table from config/claims/ and every family's measured claims (the target is `table_paper_vs_ours`)."""
     input:
         claims=sorted(glob.glob("config/claims/*.yaml")),
         measured=lambda wildcards: CLAIM_FILES,

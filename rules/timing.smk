@@ -72,7 +72,8 @@ rule timing_summarise:
         "{params.python} -m dogs.experiments.timing summarise {params.args} > {log} 2>&1"
 
 
-rule timing_compute_epsilon:  # App. B.2: the DoGS bias for smaller early-stopping levels (main grid, trial 0)
+rule timing_compute_epsilon:
+    """DoGS §5.2 (end-to-end timing), a compute step: App. B.2: the DoGS bias for smaller early-stopping levels (main grid, trial 0)."""
     output:
         epsilon=result(f"timing/L{TIMING_MAIN}/epsilon_sweep.csv"),
     log:
@@ -91,6 +92,7 @@ rule timing_compute_epsilon:  # App. B.2: the DoGS bias for smaller early-stoppi
 
 
 rule timing_summarise_claims:
+    """DoGS §5.2 (end-to-end timing): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         main=result(f"timing/L{TIMING_MAIN}/summary.json"),
         small=result(f"timing/L{TIMING_SMALL}/summary.json"),
@@ -109,6 +111,7 @@ rule timing_summarise_claims:
 
 
 rule timing_plot_fig2:
+    """DoGS §5.2 (end-to-end timing): draws Fig. 2 (the target is `fig2`)."""
     input:
         summary=result(f"timing/L{TIMING_MAIN}/summary.json"),
         speedup=result(f"timing/L{TIMING_MAIN}/speedup.csv"),
@@ -132,6 +135,7 @@ rule timing_plot_fig2:
 
 
 rule timing_plot_fig10:
+    """DoGS §5.2 (end-to-end timing): draws Fig. 10 (the target is `fig10`)."""
     input:
         summary=result(f"timing/L{TIMING_MAIN}/summary.json"),
         speedup=result(f"timing/L{TIMING_MAIN}/speedup.csv"),
@@ -158,6 +162,7 @@ rule timing_plot_fig10:
 
 
 rule timing_plot_fig11:
+    """DoGS §5.2 (end-to-end timing): draws Fig. 11 (the target is `fig11`)."""
     input:
         summary=result(f"timing/L{TIMING_SMALL}/summary.json"),
         speedup=result(f"timing/L{TIMING_SMALL}/speedup.csv"),
