@@ -252,6 +252,12 @@ rule table_paper_vs_ours:
         result("paper_vs_ours/paper_vs_ours.html"),
 
 
+rule docs_results:
+    """Publishes the paper-vs-ours table and the key figures of a paper-scale run in docs/results/ (to commit), stamped with the run's git revision, date and machine, and regenerates the README's verdict counts from the table."""
+    input:
+        rules.paper_vs_ours_publish.output,
+
+
 rule all_without_data:
     """Every figure and table of the four papers that needs no data set from the data directory."""
     input:
