@@ -83,8 +83,14 @@ rule annular_ising_plot_heatmaps:
         figure=report(
             figure("annular_ising/{aa_figure}_heatmaps.png"),
             caption="captions/annular_heatmaps.rst",
-            category="annular_ising",
-            subcategory="Annular augmentation, Ising heatmaps",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.1 9x9 Ising",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.1",
+                "figure": "{aa_figure}",
+                "panels": "heatmaps of node and pairwise error, twelve samplers",
+            },
         ),
     log:
         result("logs/annular_ising/plot_{aa_figure}.log"),
@@ -106,8 +112,14 @@ rule annular_ising_plot_errata:
         figure=report(
             figure("annular_ising/errata_w2_fig5.png"),
             caption="captions/annular_errata.rst",
-            category="annular_ising",
-            subcategory="Annular augmentation, Ising heatmaps",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.1 9x9 Ising",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.1 (diagnostic)",
+                "figure": "Fig. 5 at W/2",
+                "panels": "scored as the authors' code did",
+            },
         ),
     log:
         result("logs/annular_ising/plot_errata.log"),

@@ -112,8 +112,14 @@ rule plot_benchmark_scaling:
         report(
             figure("benchmarks/scaling.png"),
             caption="captions/benchmark_scaling.rst",
-            category="benchmarks",
-            subcategory="Speed and scaling",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.2 speed benchmarks",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.2 (ours)",
+                "figure": "scaling",
+                "panels": "time and memory, 10^4 to 10^8 variables",
+            },
         ),
     log:
         result("logs/benchmarks/scaling_plot.log"),

@@ -142,8 +142,14 @@ rule boltzmann_plot_fig6:
         figure=report(
             figure("boltzmann/fig6_log_ratio_errors.png"),
             caption="captions/heart_fig6.rst",
-            category="boltzmann",
-            subcategory="Annular augmentation, Boltzmann machine",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.2 Boltzmann machine",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.2",
+                "figure": "Fig. 6",
+                "panels": "log partition-function ratio errors",
+            },
         ),
     log:
         result("logs/boltzmann/plot_fig6.log"),
@@ -164,8 +170,14 @@ rule boltzmann_plot_fig7:
         figure=report(
             figure("boltzmann/fig7_posterior.png"),
             caption="captions/heart_fig7.rst",
-            category="boltzmann",
-            subcategory="Annular augmentation, Boltzmann machine",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.2 Boltzmann machine",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.2",
+                "figure": "Fig. 7",
+                "panels": "heart-data posterior of W",
+            },
         ),
     log:
         result("logs/boltzmann/plot_fig7.log"),
@@ -186,8 +198,14 @@ rule boltzmann_plot_fig8:
         figure=report(
             figure("boltzmann/fig8_fraction_within.png"),
             caption="captions/heart_fig8.rst",
-            category="boltzmann",
-            subcategory="Annular augmentation, Boltzmann machine",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.2 Boltzmann machine",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.2",
+                "figure": "Fig. 8",
+                "panels": "fraction within 20% of the true weights",
+            },
         ),
     log:
         result("logs/boltzmann/plot_fig8.log"),
@@ -209,8 +227,14 @@ rule boltzmann_plot_errata:
         figure=report(
             figure("boltzmann/errata_b1_b2.png"),
             caption="captions/heart_errata.rst",
-            category="boltzmann",
-            subcategory="Annular augmentation, Boltzmann machine",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.2 Boltzmann machine",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.2 (diagnostic)",
+                "figure": "Figs. 6-7 diagnostics",
+                "panels": "B1 CMH normalisation, B2 cross-chain error",
+            },
         ),
     log:
         result("logs/boltzmann/plot_errata.log"),

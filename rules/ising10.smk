@@ -91,8 +91,14 @@ rule ising10_plot_fig1:
         figure=report(
             figure("ising10/fig1_guarantees_rep0.png"),
             caption="captions/ising10_fig1.rst",
-            category="ising10",
-            subcategory="DoGS 5.1, 10x10 Ising",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.1 10x10 Ising",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.1",
+                "figure": "Fig. 1",
+                "panels": "TV guarantees of four scans, measured error (replicate 0)",
+            },
         ),
     log:
         result("logs/ising10/plot_fig1.log"),
@@ -115,8 +121,14 @@ rule ising10_plot_fig9:
         figure=report(
             figure("ising10/fig9_guarantees_replicates.png"),
             caption="captions/ising10_fig9.rst",
-            category="ising10",
-            subcategory="DoGS 5.1, 10x10 Ising",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.1 10x10 Ising",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.1",
+                "figure": "Fig. 9",
+                "panels": "replicates 1-9",
+            },
         ),
     log:
         result("logs/ising10/plot_fig9.log"),

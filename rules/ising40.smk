@@ -109,8 +109,14 @@ rule ising40_plot_fig4:
         figure=report(
             figure("ising40/fig4_open_guarantees.png"),
             caption="captions/ising40_fig4.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.4",
+                "figure": "Fig. 4",
+                "panels": "open grid: guarantees, frequency by distance",
+            },
         ),
     log:
         result("logs/ising40/plot_fig4.log"),
@@ -132,8 +138,14 @@ rule ising40_plot_fig5:
         figure=report(
             figure("ising40/fig5_torus_guarantees_bias.png"),
             caption="captions/ising40_fig5.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.4",
+                "figure": "Fig. 5",
+                "panels": "torus: guarantees, bias of X_1^T",
+            },
         ),
     log:
         result("logs/ising40/plot_fig5.log"),
@@ -154,8 +166,14 @@ rule ising40_plot_fig12:
         figure=report(
             figure("ising40/fig12_open_frequency_maps.png"),
             caption="captions/ising40_fig12.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.3",
+                "figure": "Fig. 12",
+                "panels": "open grid: sampling frequency by segment",
+            },
         ),
     log:
         result("logs/ising40/plot_fig12.log"),
@@ -179,8 +197,14 @@ rule ising40_plot_fig13:
         figure=report(
             figure("ising40/fig13_torus_bias_repetitions.png"),
             caption="captions/ising40_fig13.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.3",
+                "figure": "Fig. 13",
+                "panels": "torus: three bias repetitions",
+            },
         ),
     log:
         result("logs/ising40/plot_fig13.log"),
@@ -203,8 +227,14 @@ rule ising40_plot_fig14:
         figure=report(
             figure("ising40/fig14_torus_profile.png"),
             caption="captions/ising40_fig14.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.3",
+                "figure": "Fig. 14",
+                "panels": "torus: bias, histogram, distance-time profile",
+            },
         ),
     log:
         result("logs/ising40/plot_fig14.log"),
@@ -225,8 +255,14 @@ rule ising40_plot_fig15:
         figure=report(
             figure("ising40/fig15_torus_frequency_maps.png"),
             caption="captions/ising40_fig15.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.3",
+                "figure": "Fig. 15",
+                "panels": "torus: sampling frequency by segment",
+            },
         ),
     log:
         result("logs/ising40/plot_fig15.log"),

@@ -103,8 +103,14 @@ rule loose_bounds_plot_fig8:
         figure=report(
             figure("loose_bounds/fig8_loose_bounds.png"),
             caption="captions/loose_bounds_fig8.rst",
-            category="loose_bounds",
-            subcategory="DoGS 5.6, loose bounds",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.6 loose bounds",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.6",
+                "figure": "Fig. 8",
+                "panels": "guarantees and bias for C-bar = s C-hat",
+            },
         ),
     log:
         result("logs/loose_bounds/plot_fig8.log"),

@@ -100,8 +100,14 @@ rule msrc_plot_fig6:
         figure=report(
             figure("msrc/fig6_segmentation.png"),
             caption="captions/msrc_fig6.rst",
-            category="msrc",
-            subcategory="DoGS 5.5, MSRC segmentation",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.5 MSRC segmentation",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.5",
+                "figure": "Fig. 6",
+                "panels": "a test image and its segmentations",
+            },
         ),
     log:
         result("logs/msrc/plot_fig6.log"),
@@ -122,8 +128,14 @@ rule msrc_plot_fig16:
         figure=report(
             figure("msrc/fig16_segmentation_repetitions.png"),
             caption="captions/msrc_fig16.rst",
-            category="msrc",
-            subcategory="DoGS 5.5, MSRC segmentation",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.5 MSRC segmentation",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.4",
+                "figure": "Fig. 16",
+                "panels": "two more repetitions of Fig. 6",
+            },
         ),
     log:
         result("logs/msrc/plot_fig16.log"),
@@ -145,8 +157,14 @@ rule msrc_plot_fig7:
         figure=report(
             figure("msrc/fig7_hamming_error.png"),
             caption="captions/msrc_fig7.rst",
-            category="msrc",
-            subcategory="DoGS 5.5, MSRC segmentation",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.5 MSRC segmentation",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.5",
+                "figure": "Fig. 7",
+                "panels": "Hamming error of PLSA, systematic, DoGS",
+            },
         ),
     log:
         result("logs/msrc/plot_fig7.log"),

@@ -17,8 +17,14 @@ rule paper_vs_ours_summarise:
         html=report(
             result("paper_vs_ours/paper_vs_ours.html"),
             caption="captions/paper_vs_ours.rst",
-            category="paper_vs_ours",
-            subcategory="Paper vs ours",
+            category="0. Paper vs ours, all four papers",
+            subcategory="the table",
+            labels={
+                "paper": "all four papers",
+                "section": "all",
+                "figure": "paper-vs-ours table",
+                "panels": "one row per claim, coloured by verdict",
+            },
         ),
         csv=result("paper_vs_ours/paper_vs_ours.csv"),
     log:

@@ -147,8 +147,14 @@ rule scan_order_plot_fig2a:
         figure=report(
             figure("scan_order/fig2a_mixing_time_vs_n.png"),
             caption="captions/scan_order_fig2a.rst",
-            category="scan_order",
-            subcategory="He et al. 2016, scan order",
+            category="2. He et al. 2016, scan order",
+            subcategory="Table 1 and Fig. 2",
+            labels={
+                "paper": "He et al. 2016",
+                "section": "§3",
+                "figure": "Fig. 2a",
+                "panels": "mixing time vs n, five models",
+            },
         ),
     log:
         result("logs/scan_order/fig2a.log"),
@@ -169,8 +175,14 @@ rule scan_order_plot_fig2b:
         figure=report(
             figure("scan_order/fig2b_two_islands_mass.png"),
             caption="captions/scan_order_fig2b.rst",
-            category="scan_order",
-            subcategory="He et al. 2016, scan order",
+            category="2. He et al. 2016, scan order",
+            subcategory="Table 1 and Fig. 2",
+            labels={
+                "paper": "He et al. 2016",
+                "section": "§3",
+                "figure": "Fig. 2b",
+                "panels": "two islands: mass on the other island",
+            },
         ),
     log:
         result("logs/scan_order/fig2b.log"),
@@ -194,8 +206,14 @@ rule scan_order_plot_fig2c:
         figure=report(
             figure("scan_order/fig2c_permutations.png"),
             caption="captions/scan_order_fig2c.rst",
-            category="scan_order",
-            subcategory="He et al. 2016, scan order",
+            category="2. He et al. 2016, scan order",
+            subcategory="Table 1 and Fig. 2",
+            labels={
+                "paper": "He et al. 2016",
+                "section": "§3",
+                "figure": "Fig. 2c",
+                "panels": "sorted mixing times of every permutation",
+            },
         ),
     log:
         result("logs/scan_order/fig2c.log"),

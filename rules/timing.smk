@@ -120,8 +120,14 @@ rule timing_plot_fig2:
         figure=report(
             figure("timing/fig2_L1000.png"),
             caption="captions/timing_fig2.rst",
-            category="timing",
-            subcategory="DoGS 5.2, timing",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.2 timing",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.2",
+                "figure": "Fig. 2",
+                "panels": "E[X_1] vs time; speed-up vs samples (1000x1000)",
+            },
         ),
     log:
         result("logs/timing/fig2.log"),
@@ -147,8 +153,14 @@ rule timing_plot_fig10:
         figure=report(
             figure("timing/fig10_L1000_trials.png"),
             caption="captions/timing_fig10.rst",
-            category="timing",
-            subcategory="DoGS 5.2, timing",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.2 timing",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.2",
+                "figure": "Fig. 10",
+                "panels": "three more trials (1000x1000)",
+            },
         ),
     log:
         result("logs/timing/fig10.log"),
@@ -171,8 +183,14 @@ rule timing_plot_fig11:
         figure=report(
             figure("timing/fig11_L300.png"),
             caption="captions/timing_fig11.rst",
-            category="timing",
-            subcategory="DoGS 5.2, timing",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.2 timing",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.2",
+                "figure": "Fig. 11",
+                "panels": "300x300",
+            },
         ),
     log:
         result("logs/timing/fig11.log"),
