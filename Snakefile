@@ -49,178 +49,217 @@ for rules_file in sorted(glob.glob(os.path.join(workflow.basedir, "rules", "*.sm
 
 # ---- DoGS core library speed (Gibbs step, DoGS setup on 10^6 variables, Algorithm 2 scaling)
 rule benchmarks:
+    """DoGS §5.2 footnote 1 and §4.2: speed of the core library (Gibbs step, DoGS setup on 10^6 variables, Algorithm 2 scaling); results/benchmarks/summary.md."""
     input:
         result("benchmarks/summary.md"),
 
 
-rule scaling:  # time and memory from 10^4 to 10^8 variables (not part of `all`: it needs most of the memory)
+rule scaling:
+    """DoGS §5.2 (our addition): time and memory from 10^4 to 10^8 variables, not part of `all` as it needs most of the memory; figures/benchmarks/scaling.png."""
     input:
         figure("benchmarks/scaling.png"),
 
 
 # ---- DoGS §5.1 / App. B.1: 10x10 Ising, TV guarantees of uniform, systematic, DoGS, iterated DoGS
-rule fig1:  # replicate 0, with the measured marginal error of independent chains beside the guarantees
+rule fig1:
+    """DoGS Fig. 1 (§5.1): 10x10 Ising TV guarantees, replicate 0, with the measured marginal error of independent chains; figures/ising10/."""
     input:
         figure("ising10/fig1_guarantees_rep0.png"),
 
 
-rule fig9:  # replicates 1-9
+rule fig9:
+    """DoGS Fig. 9 (App. B.1): the Fig. 1 guarantees for replicates 1-9; figures/ising10/."""
     input:
         figure("ising10/fig9_guarantees_replicates.png"),
 
 
 # ---- DoGS §5.4 / App. B.3: 40x40 marginal guarantees (target: top-left variable)
-rule fig4:  # open grid: guarantees, and DoGS sampling frequency by distance to the target
+rule fig4:
+    """DoGS Fig. 4 (§5.4): 40x40 open grid, marginal guarantees and DoGS sampling frequency by distance to the target; figures/ising40/."""
     input:
         figure("ising40/fig4_open_guarantees.png"),
 
 
-rule fig5:  # torus: guarantees and measured bias of X_1^T (300 chains per T)
+rule fig5:
+    """DoGS Fig. 5 (§5.4): 40x40 torus, guarantees and measured bias of X_1^T (300 chains per T); figures/ising40/."""
     input:
         figure("ising40/fig5_torus_guarantees_bias.png"),
 
 
-rule fig12:  # open grid: spatial sampling frequency over successive segments of the DoGS scan
+rule fig12:
+    """DoGS Fig. 12 (App. B.3): open grid, spatial sampling frequency over successive segments of the DoGS scan; figures/ising40/."""
     input:
         figure("ising40/fig12_open_frequency_maps.png"),
 
 
-rule fig13:  # torus: three independent repetitions of the bias measurement
+rule fig13:
+    """DoGS Fig. 13 (App. B.3): torus, three independent repetitions of the bias measurement; figures/ising40/."""
     input:
         figure("ising40/fig13_torus_bias_repetitions.png"),
 
 
-rule fig14:  # torus: bias, DoGS histogram by distance, distance-time profile
+rule fig14:
+    """DoGS Fig. 14 (App. B.3): torus, bias, DoGS histogram by distance, distance-time profile; figures/ising40/."""
     input:
         figure("ising40/fig14_torus_profile.png"),
 
 
-rule fig15:  # torus: spatial sampling frequency over successive segments of the DoGS scan
+rule fig15:
+    """DoGS Fig. 15 (App. B.3): torus, spatial sampling frequency over successive segments of the DoGS scan; figures/ising40/."""
     input:
         figure("ising40/fig15_torus_frequency_maps.png"),
 
 
 # ---- DoGS §5.6: loose influence bounds, C-bar = s * C-hat
 rule fig8:
+    """DoGS Fig. 8 (§5.6): loose influence bounds, C-bar = s * C-hat; figures/loose_bounds/."""
     input:
         figure("loose_bounds/fig8_loose_bounds.png"),
 
 
 # ---- DoGS §5.2 / App. B.2: end-to-end wall-clock time on 10^6 (and 9x10^4) variables
-rule fig2:  # estimate of E[X_1] vs time; end-to-end speed-up vs number of samples (1000x1000)
+rule fig2:
+    """DoGS Fig. 2 (§5.2): 10^6-variable Ising, estimate of E[X_1] vs wall-clock time and end-to-end speed-up; figures/timing/."""
     input:
         figure("timing/fig2_L1000.png"),
 
 
-rule fig10:  # three more independent trials (1000x1000)
+rule fig10:
+    """DoGS Fig. 10 (App. B.2): three more independent trials of Fig. 2 (1000x1000); figures/timing/."""
     input:
         figure("timing/fig10_L1000_trials.png"),
 
 
-rule fig11:  # the same at 300x300
+rule fig11:
+    """DoGS Fig. 11 (App. B.2): Fig. 2 at 300x300; figures/timing/."""
     input:
         figure("timing/fig11_L300.png"),
 
 
 # ---- He, De Sa, Mitliagkas & Re (2016), Scan order in Gibbs sampling
-rule table_he1:  # Table 1: mixing-time orders, our fitted exponents beside the paper's
+rule table_he1:
+    """He et al. 2016 Table 1: mixing-time orders, our fitted exponents beside the paper's; results/scan_order/table1_exponents.md."""
     input:
         result("scan_order/table1_exponents.md"),
 
 
-rule fig_he2a:  # Fig. 2a: mixing time vs n, random / best / worst systematic scan
+rule fig_he2a:
+    """He et al. 2016 Fig. 2a: mixing time vs n, random / best / worst systematic scan; figures/scan_order/."""
     input:
         figure("scan_order/fig2a_mixing_time_vs_n.png"),
 
 
-rule fig_he2b:  # Fig. 2b: two islands, mass on the other island over time
+rule fig_he2b:
+    """He et al. 2016 Fig. 2b: two islands, mass on the other island over time; figures/scan_order/."""
     input:
         figure("scan_order/fig2b_two_islands_mass.png"),
 
 
-rule fig_he2c:  # Fig. 2c: sorted mixing times of every permutation
+rule fig_he2c:
+    """He et al. 2016 Fig. 2c: sorted mixing times of every permutation; figures/scan_order/."""
     input:
         figure("scan_order/fig2c_permutations.png"),
 
 
 # ---- DoGS §5.3: MCMC maximum likelihood (Domke 2015, §6) with uniform-scan and DoGS gradient estimates
-rule fig3:  # parameter error vs gradient step and vs site updates, 3x3 and 4x4 grids, five runs per scan
+rule fig3:
+    """DoGS Fig. 3 (§5.3): MCMC maximum likelihood (with Liu & Domke's projection), parameter error vs gradient step and site updates, uniform scan vs DoGS; figures/mcmc_mle/."""
     input:
         figure("mcmc_mle/fig3_parameter_error.png"),
 
 
 # ---- Fagan, Bhandari & Cunningham (2017), annular augmentation: 9x9 periodic Ising, twelve samplers at equal cost
-rule fig_aa3:  # Fig. 3 heatmaps: c = 0.2, W = 0.1 .. 0.8 (multimodal)
+rule fig_aa3:
+    """Annular augmentation Fig. 3 (§3.1): 9x9 Ising heatmaps, c = 0.2, W = 0.1 .. 0.8 (multimodal); figures/annular_ising/."""
     input:
         figure("annular_ising/fig3_heatmaps.png"),
 
 
-rule fig_aa4:  # Fig. 4 heatmaps: c = 0, W = 0.25 .. 5 (bimodal)
+rule fig_aa4:
+    """Annular augmentation Fig. 4 (§3.1): heatmaps, c = 0, W = 0.25 .. 5 (bimodal); figures/annular_ising/."""
     input:
         figure("annular_ising/fig4_heatmaps.png"),
 
 
-rule fig_aa5:  # Fig. 5 heatmaps: W = 0.2, c = 0.2 .. 4 (unimodal)
+rule fig_aa5:
+    """Annular augmentation Fig. 5 (§3.1): heatmaps, W = 0.2, c = 0.2 .. 4 (unimodal); figures/annular_ising/."""
     input:
         figure("annular_ising/fig5_heatmaps.png"),
 
 
-rule tables_aa:  # appendix Tables 1-9, ours beside the paper's (Markdown and CSV)
+rule tables_aa:
+    """Annular augmentation appendix Tables 1-9, ours beside the paper's; results/annular_ising/tables_aa.md (and .csv)."""
     input:
         result("annular_ising/tables_aa.md"),
         result("annular_ising/tables_aa.csv"),
 
 
-rule fig_aa_errata_w2:  # diagnostic: Fig. 5 scored against the truth at W/2, as the authors' code did (docs/paper-vs-ours.md)
+rule fig_aa_errata_w2:
+    """Annular augmentation Fig. 5 diagnostic: scored against the truth at W/2, as the authors' code did (docs/paper-vs-ours.md); figures/annular_ising/."""
     input:
         figure("annular_ising/errata_w2_fig5.png"),
 
 
 # ---- DoGS §5.5: targeted MSRC v1 segmentation with the Markov field aspect model (images from the data directory)
-rule fig6:  # a test image with the centre region outlined and its segmentations
+rule fig6:
+    """DoGS Fig. 6 (§5.5, needs MSRC v1): a test image with the centre region outlined and its segmentations; figures/msrc/."""
     input:
         figure("msrc/fig6_segmentation.png"),
 
 
-rule fig7:  # average Hamming error of PLSA, systematic scan and DoGS over the splits
+rule fig7:
+    """DoGS Fig. 7 (§5.5, needs MSRC v1): average Hamming error of PLSA, systematic scan and DoGS over the splits; figures/msrc/."""
     input:
         figure("msrc/fig7_hamming_error.png"),
 
 
-rule fig16:  # two more independent repetitions of Fig. 6
+rule fig16:
+    """DoGS Fig. 16 (App. B.4, needs MSRC v1): two more independent repetitions of Fig. 6; figures/msrc/."""
     input:
         figure("msrc/fig16_segmentation_repetitions.png"),
 
 
 # ---- Annular augmentation §3.2: Boltzmann-machine posteriors (heart-disease data from the data directory; synthetic)
-rule fig_aa6:  # Fig. 6: error of the estimated log partition-function ratios, heart data and synthetic d = 10
+rule fig_aa6:
+    """Annular augmentation Fig. 6 (§3.2, needs the heart data): error of the estimated log partition-function ratios; figures/boltzmann/."""
     input:
         figure("boltzmann/fig6_log_ratio_errors.png"),
 
 
-rule fig_aa7:  # Fig. 7: heart-data posterior of W, exact ratio against CMH and AAS + RB estimates
+rule fig_aa7:
+    """Annular augmentation Fig. 7 (§3.2, needs the heart data): posterior of W, exact ratio against CMH and AAS + RB; figures/boltzmann/."""
     input:
         figure("boltzmann/fig7_posterior.png"),
 
 
-rule fig_aa8:  # Fig. 8: fraction of posterior samples within 20% of the true weights, d = 25 and 50
+rule fig_aa8:
+    """Annular augmentation Fig. 8 (§3.2): fraction of posterior samples within 20% of the true weights, d = 25 and 50; figures/boltzmann/."""
     input:
         figure("boltzmann/fig8_fraction_within.png"),
 
 
-rule fig_aa_errata_b1_b2:  # diagnostics of the authors' code behind Figs. 6-7 (docs/paper-vs-ours.md: where our numbers differ)
+rule fig_aa_errata_b1_b2:
+    """Annular augmentation Figs. 6-7 diagnostics of the authors' code (docs/paper-vs-ours.md); figures/boltzmann/."""
     input:
         figure("boltzmann/errata_b1_b2.png"),
 
 
 # ---- Paper-vs-ours table
 rule table_paper_vs_ours:
+    """All four papers: the paper-vs-ours table, one row per claim with its verdict; results/paper_vs_ours/."""
     input:
         result("paper_vs_ours/paper_vs_ours.md"),
         result("paper_vs_ours/paper_vs_ours.html"),
 
 
-rule all_without_data:  # everything that needs no data set from the data directory
+rule docs_results:
+    """Publishes the paper-vs-ours table and the key figures of a paper-scale run in docs/results/ (to commit), stamped with the run's git revision, date and machine, and regenerates the README's verdict counts from the table."""
+    input:
+        rules.paper_vs_ours_publish.output,
+
+
+rule all_without_data:
+    """Every figure and table of the four papers that needs no data set from the data directory."""
     input:
         rules.benchmarks.input,
         rules.fig1.input,
@@ -248,7 +287,8 @@ rule all_without_data:  # everything that needs no data set from the data direct
         rules.table_paper_vs_ours.input,
 
 
-rule all_with_data:  # strict: every figure and table; planning stops if a data set is missing or corrupt
+rule all_with_data:
+    """Every figure and table of the four papers; planning stops if a data set is missing or corrupt."""
     input:
         rules.all_without_data.input,
         # experiments on the data sets of the data directory (see docs/data.md)
@@ -261,7 +301,8 @@ rule all_with_data:  # strict: every figure and table; planning stops if a data 
         rules.fig_aa_errata_b1_b2.input,
 
 
-rule all:  # every experiment whose data set is present (all_with_data when both are); says how to add the others
+rule all:
+    """Every figure and table of the four papers whose data set is present (all_with_data when both are); says how to add the others."""
     default_target: True
     input:
         rules.all_without_data.input,

@@ -55,6 +55,7 @@ rule annular_ising_compute_truth:  # truth and LBP only (Table 1), one setting
 
 
 rule annular_ising_summarise:
+    """Annular augmentation §3.1 (9x9 Ising): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         truth=aa_files("truth.npz", AA_GROUPS),
         errors=aa_files("errors.csv", AA_SAMPLER_GROUPS),
@@ -82,8 +83,14 @@ rule annular_ising_plot_heatmaps:
         figure=report(
             figure("annular_ising/{aa_figure}_heatmaps.png"),
             caption="captions/annular_heatmaps.rst",
-            category="annular_ising",
-            subcategory="Annular augmentation, Ising heatmaps",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.1 9x9 Ising",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.1",
+                "figure": "{aa_figure}",
+                "panels": "heatmaps of node and pairwise error, twelve samplers",
+            },
         ),
     log:
         result("logs/annular_ising/plot_{aa_figure}.log"),
@@ -96,7 +103,8 @@ rule annular_ising_plot_heatmaps:
         "{params.python} -m dogs.experiments.annular_ising plot-heatmaps {params.args} > {log} 2>&1"
 
 
-rule annular_ising_plot_errata:  # diagnostic: Fig. 5 scored against the truth at W/2, as the authors' code did
+rule annular_ising_plot_errata:
+    """Annular augmentation §3.1 (9x9 Ising): diagnostic: Fig. 5 scored against the truth at W/2, as the authors' code did (the target is `fig_aa_errata_w2`)."""
     input:
         summary=result("annular_ising/summary.csv"),
         paper_tables="config/paper_tables/annular_augmentation.csv",
@@ -104,8 +112,14 @@ rule annular_ising_plot_errata:  # diagnostic: Fig. 5 scored against the truth a
         figure=report(
             figure("annular_ising/errata_w2_fig5.png"),
             caption="captions/annular_errata.rst",
-            category="annular_ising",
-            subcategory="Annular augmentation, Ising heatmaps",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.1 9x9 Ising",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.1 (diagnostic)",
+                "figure": "Fig. 5 at W/2",
+                "panels": "scored as the authors' code did",
+            },
         ),
     log:
         result("logs/annular_ising/plot_errata.log"),

@@ -6,6 +6,7 @@
 
 
 rule benchmark_gibbs:
+    """DoGS §5.2 (speed benchmarks): time of one single-site Gibbs update on the 10^6-variable Ising grid (§5.2 footnote 1), beside pgmpy's sampler."""
     output:
         result("benchmarks/gibbs.json"),
     log:
@@ -30,6 +31,7 @@ rule benchmark_gibbs:
 
 
 rule benchmark_dogs:
+    """DoGS §5.2 (speed benchmarks): time of the DoGS setup on 10^6 variables (bound, epsilon, length doubling; §5.2, §4.2)."""
     output:
         result("benchmarks/dogs.json"),
     log:
@@ -53,6 +55,7 @@ rule benchmark_dogs:
 
 
 rule benchmark_binary_samplers:
+    """DoGS §5.2 (speed benchmarks): speed of the twelve binary samplers of annular augmentation at the paper's equal-cost budget."""
     output:
         result("benchmarks/binary_samplers.json"),
     log:
@@ -79,7 +82,8 @@ rule benchmark_binary_samplers:
         " --heatmap-runs {params.runs} --seed {params.seed} > {log} 2>&1"
 
 
-rule benchmark_scaling:  # DoGS and Gibbs from 10^4 to 10^8 variables: time and peak memory per stage
+rule benchmark_scaling:
+    """DoGS §5.2 (speed benchmarks), a compute step: DoGS and Gibbs from 10^4 to 10^8 variables: time and peak memory per stage."""
     output:
         result("benchmarks/scaling.json"),
     log:
@@ -101,14 +105,21 @@ rule benchmark_scaling:  # DoGS and Gibbs from 10^4 to 10^8 variables: time and 
 
 
 rule plot_benchmark_scaling:
+    """DoGS §5.2 (speed benchmarks): draws the scaling figure, time and memory from 10^4 to 10^8 variables (the target is `scaling`)."""
     input:
         result("benchmarks/scaling.json"),
     output:
         report(
             figure("benchmarks/scaling.png"),
             caption="captions/benchmark_scaling.rst",
-            category="benchmarks",
-            subcategory="Speed and scaling",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.2 speed benchmarks",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.2 (ours)",
+                "figure": "scaling",
+                "panels": "time and memory, 10^4 to 10^8 variables",
+            },
         ),
     log:
         result("logs/benchmarks/scaling_plot.log"),
@@ -121,6 +132,7 @@ rule plot_benchmark_scaling:
 
 
 rule summarise_benchmarks:
+    """DoGS §5.2 (speed benchmarks): the benchmarks' summary beside the papers' numbers and their measured claims (the target is `benchmarks`)."""
     input:
         gibbs=result("benchmarks/gibbs.json"),
         dogs=result("benchmarks/dogs.json"),

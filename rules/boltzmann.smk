@@ -114,6 +114,7 @@ rule boltzmann_compute_variant:  # sampler: the inner samplers of a sensitivity 
 
 
 rule boltzmann_summarise:
+    """Annular augmentation §3.2 (Boltzmann machine): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         chains=bm_chain_files(),
         variant_chains=bm_variant_folders(),
@@ -134,14 +135,21 @@ rule boltzmann_summarise:
 
 
 rule boltzmann_plot_fig6:
+    """Annular augmentation §3.2 (Boltzmann machine): draws Fig. 6 (the target is `fig_aa6`)."""
     input:
         errors=result("boltzmann/log_ratio_errors.csv"),
     output:
         figure=report(
             figure("boltzmann/fig6_log_ratio_errors.png"),
             caption="captions/heart_fig6.rst",
-            category="boltzmann",
-            subcategory="Annular augmentation, Boltzmann machine",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.2 Boltzmann machine",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.2",
+                "figure": "Fig. 6",
+                "panels": "log partition-function ratio errors",
+            },
         ),
     log:
         result("logs/boltzmann/plot_fig6.log"),
@@ -155,14 +163,21 @@ rule boltzmann_plot_fig6:
 
 
 rule boltzmann_plot_fig7:
+    """Annular augmentation §3.2 (Boltzmann machine): draws Fig. 7 (the target is `fig_aa7`)."""
     input:
         chains=bm_chain_files("heart"),
     output:
         figure=report(
             figure("boltzmann/fig7_posterior.png"),
             caption="captions/heart_fig7.rst",
-            category="boltzmann",
-            subcategory="Annular augmentation, Boltzmann machine",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.2 Boltzmann machine",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.2",
+                "figure": "Fig. 7",
+                "panels": "heart-data posterior of W",
+            },
         ),
     log:
         result("logs/boltzmann/plot_fig7.log"),
@@ -176,14 +191,21 @@ rule boltzmann_plot_fig7:
 
 
 rule boltzmann_plot_fig8:
+    """Annular augmentation §3.2 (Boltzmann machine): draws Fig. 8 (the target is `fig_aa8`)."""
     input:
         fractions=result("boltzmann/fractions_within.csv"),
     output:
         figure=report(
             figure("boltzmann/fig8_fraction_within.png"),
             caption="captions/heart_fig8.rst",
-            category="boltzmann",
-            subcategory="Annular augmentation, Boltzmann machine",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.2 Boltzmann machine",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.2",
+                "figure": "Fig. 8",
+                "panels": "fraction within 20% of the true weights",
+            },
         ),
     log:
         result("logs/boltzmann/plot_fig8.log"),
@@ -196,7 +218,8 @@ rule boltzmann_plot_fig8:
         "{params.python} -m dogs.experiments.boltzmann plot-fig8 {params.args} > {log} 2>&1"
 
 
-rule boltzmann_plot_errata:  # diagnostics of the authors' code: B1 (CMH's ratio / F) and B2 (cross-chain error)
+rule boltzmann_plot_errata:
+    """Annular augmentation §3.2 (Boltzmann machine): diagnostics of the authors' code: B1 (CMH's ratio / F) and B2 (cross-chain error) (the target is `fig_aa_errata_b1_b2`)."""
     input:
         errors=result("boltzmann/log_ratio_errors.csv"),
         posterior=result("boltzmann/posterior_moments.csv"),
@@ -204,8 +227,14 @@ rule boltzmann_plot_errata:  # diagnostics of the authors' code: B1 (CMH's ratio
         figure=report(
             figure("boltzmann/errata_b1_b2.png"),
             caption="captions/heart_errata.rst",
-            category="boltzmann",
-            subcategory="Annular augmentation, Boltzmann machine",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.2 Boltzmann machine",
+            labels={
+                "paper": "Annular augmentation",
+                "section": "§3.2 (diagnostic)",
+                "figure": "Figs. 6-7 diagnostics",
+                "panels": "B1 CMH normalisation, B2 cross-chain error",
+            },
         ),
     log:
         result("logs/boltzmann/plot_errata.log"),

@@ -75,6 +75,7 @@ rule ising40_compute_bias:  # sampler: bias of X_1^T on the torus, independent c
 
 
 rule ising40_summarise:
+    """DoGS §5.4 (40x40 marginals): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         guarantees_open=result("ising40/open/guarantees.csv"),
         guarantees_torus=result("ising40/torus/guarantees.csv"),
@@ -100,6 +101,7 @@ rule ising40_summarise:
 
 
 rule ising40_plot_fig4:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 4 (the target is `fig4`)."""
     input:
         guarantees=result("ising40/open/guarantees.csv"),
         histogram=result("ising40/open/profile_histogram.csv"),
@@ -107,8 +109,14 @@ rule ising40_plot_fig4:
         figure=report(
             figure("ising40/fig4_open_guarantees.png"),
             caption="captions/ising40_fig4.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.4",
+                "figure": "Fig. 4",
+                "panels": "open grid: guarantees, frequency by distance",
+            },
         ),
     log:
         result("logs/ising40/plot_fig4.log"),
@@ -122,6 +130,7 @@ rule ising40_plot_fig4:
 
 
 rule ising40_plot_fig5:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 5 (the target is `fig5`)."""
     input:
         guarantees=result("ising40/torus/guarantees.csv"),
         bias=result("ising40/torus/bias_rep0.csv"),
@@ -129,8 +138,14 @@ rule ising40_plot_fig5:
         figure=report(
             figure("ising40/fig5_torus_guarantees_bias.png"),
             caption="captions/ising40_fig5.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.4",
+                "figure": "Fig. 5",
+                "panels": "torus: guarantees, bias of X_1^T",
+            },
         ),
     log:
         result("logs/ising40/plot_fig5.log"),
@@ -144,14 +159,21 @@ rule ising40_plot_fig5:
 
 
 rule ising40_plot_fig12:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 12 (the target is `fig12`)."""
     input:
         profile=result("ising40/open/profile.npz"),
     output:
         figure=report(
             figure("ising40/fig12_open_frequency_maps.png"),
             caption="captions/ising40_fig12.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.3",
+                "figure": "Fig. 12",
+                "panels": "open grid: sampling frequency by segment",
+            },
         ),
     log:
         result("logs/ising40/plot_fig12.log"),
@@ -165,6 +187,7 @@ rule ising40_plot_fig12:
 
 
 rule ising40_plot_fig13:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 13 (the target is `fig13`)."""
     input:
         bias=expand(
             result("ising40/torus/bias_rep{repetition}.csv"),
@@ -174,8 +197,14 @@ rule ising40_plot_fig13:
         figure=report(
             figure("ising40/fig13_torus_bias_repetitions.png"),
             caption="captions/ising40_fig13.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.3",
+                "figure": "Fig. 13",
+                "panels": "torus: three bias repetitions",
+            },
         ),
     log:
         result("logs/ising40/plot_fig13.log"),
@@ -189,6 +218,7 @@ rule ising40_plot_fig13:
 
 
 rule ising40_plot_fig14:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 14 (the target is `fig14`)."""
     input:
         bias=result("ising40/torus/bias_rep0.csv"),
         histogram=result("ising40/torus/profile_histogram.csv"),
@@ -197,8 +227,14 @@ rule ising40_plot_fig14:
         figure=report(
             figure("ising40/fig14_torus_profile.png"),
             caption="captions/ising40_fig14.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.3",
+                "figure": "Fig. 14",
+                "panels": "torus: bias, histogram, distance-time profile",
+            },
         ),
     log:
         result("logs/ising40/plot_fig14.log"),
@@ -212,14 +248,21 @@ rule ising40_plot_fig14:
 
 
 rule ising40_plot_fig15:
+    """DoGS §5.4 (40x40 marginals): draws Fig. 15 (the target is `fig15`)."""
     input:
         profile=result("ising40/torus/profile.npz"),
     output:
         figure=report(
             figure("ising40/fig15_torus_frequency_maps.png"),
             caption="captions/ising40_fig15.rst",
-            category="ising40",
-            subcategory="DoGS 5.4, 40x40 marginals",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.4 40x40 marginals",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.3",
+                "figure": "Fig. 15",
+                "panels": "torus: sampling frequency by segment",
+            },
         ),
     log:
         result("logs/ising40/plot_fig15.log"),

@@ -5,7 +5,8 @@
 #   loose_bounds/                 guarantees and bias with C-bar = s * C-hat
 
 
-rule loose_bounds_compute_guarantees:  # C-bar = s * C-hat for every s; DoGS re-optimised for every s and T
+rule loose_bounds_compute_guarantees:
+    """DoGS §5.6 (loose bounds), a compute step: C-bar = s * C-hat for every s; DoGS re-optimised for every s and T."""
     output:
         model=result("loose_bounds/model.npz"),
         guarantees=result("loose_bounds/guarantees.csv"),
@@ -27,7 +28,8 @@ rule loose_bounds_compute_guarantees:  # C-bar = s * C-hat for every s; DoGS re-
         "{params.python} -m dogs.experiments.loose_bounds compute-guarantees {params.args} > {log} 2>&1"
 
 
-rule loose_bounds_compute_bias:  # sampler: bias of X_1^T for every s
+rule loose_bounds_compute_bias:
+    """DoGS §5.6 (loose bounds), a compute step: sampler: bias of X_1^T for every s."""
     input:
         model=result("loose_bounds/model.npz"),
         dogs_scans=result("loose_bounds/dogs_scans.npz"),
@@ -49,7 +51,8 @@ rule loose_bounds_compute_bias:  # sampler: bias of X_1^T for every s
         "{params.python} -m dogs.experiments.loose_bounds compute-bias {params.args} > {log} 2>&1"
 
 
-rule loose_bounds_compute_bias_verdict:  # sampler: the verdict's many chains at short T, several repetitions
+rule loose_bounds_compute_bias_verdict:
+    """DoGS §5.6 (loose bounds), a compute step: sampler: the verdict's many chains at short T, several repetitions."""
     input:
         model=result("loose_bounds/model.npz"),
         dogs_scans=result("loose_bounds/dogs_scans.npz"),
@@ -72,6 +75,7 @@ rule loose_bounds_compute_bias_verdict:  # sampler: the verdict's many chains at
 
 
 rule loose_bounds_summarise:
+    """DoGS §5.6 (loose bounds): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         guarantees=result("loose_bounds/guarantees.csv"),
         bias=result("loose_bounds/bias.csv"),
@@ -91,6 +95,7 @@ rule loose_bounds_summarise:
 
 
 rule loose_bounds_plot_fig8:
+    """DoGS §5.6 (loose bounds): draws Fig. 8 (the target is `fig8`)."""
     input:
         guarantees=result("loose_bounds/guarantees.csv"),
         bias=result("loose_bounds/bias.csv"),
@@ -98,8 +103,14 @@ rule loose_bounds_plot_fig8:
         figure=report(
             figure("loose_bounds/fig8_loose_bounds.png"),
             caption="captions/loose_bounds_fig8.rst",
-            category="loose_bounds",
-            subcategory="DoGS 5.6, loose bounds",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.6 loose bounds",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.6",
+                "figure": "Fig. 8",
+                "panels": "guarantees and bias for C-bar = s C-hat",
+            },
         ),
     log:
         result("logs/loose_bounds/plot_fig8.log"),

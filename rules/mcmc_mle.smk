@@ -53,6 +53,7 @@ rule mcmc_mle_compute_trace:  # sampler: projected stochastic gradient ascent, b
 
 
 rule mcmc_mle_summarise:
+    """DoGS §5.3 (MCMC maximum likelihood): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         traces=expand(
             result("mcmc_mle/{mle_model}/trace.csv"), mle_model=MCMC_MLE_MODELS
@@ -72,6 +73,7 @@ rule mcmc_mle_summarise:
 
 
 rule mcmc_mle_plot_fig3:
+    """DoGS §5.3 (MCMC maximum likelihood): draws Fig. 3 (the target is `fig3`)."""
     input:
         traces=expand(
             result("mcmc_mle/{mle_model}/trace.csv"), mle_model=MCMC_MLE_MODELS
@@ -80,8 +82,14 @@ rule mcmc_mle_plot_fig3:
         figure=report(
             figure("mcmc_mle/fig3_parameter_error.png"),
             caption="captions/mcmc_mle_fig3.rst",
-            category="mcmc_mle",
-            subcategory="DoGS 5.3, MCMC maximum likelihood",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.3 MCMC maximum likelihood",
+            labels={
+                "paper": "DoGS (with Liu & Domke 2014)",
+                "section": "§5.3",
+                "figure": "Fig. 3",
+                "panels": "parameter error vs gradient step and site updates",
+            },
         ),
     log:
         result("logs/mcmc_mle/plot_fig3.log"),

@@ -11,7 +11,8 @@ wildcard_constraints:
     split=r"\d+",
 
 
-rule msrc_compute_features:  # every image: DAISY descriptors, colour and position words, majority patch labels
+rule msrc_compute_features:
+    """DoGS §5.5 (MSRC segmentation), a compute step: every image: DAISY descriptors, colour and position words, majority patch labels."""
     input:
         archive=msrc_archive,
     output:
@@ -32,7 +33,8 @@ rule msrc_compute_features:  # every image: DAISY descriptors, colour and positi
         "{params.python} -m dogs.experiments.msrc compute-features {params.args} > {log} 2>&1"
 
 
-rule msrc_compute_scan:  # the DoGS scan of the centre region, once for every image
+rule msrc_compute_scan:
+    """DoGS §5.5 (MSRC segmentation), a compute step: the DoGS scan of the centre region, once for every image."""
     output:
         dogs_scan=result("msrc/dogs_scan.npz"),
     log:
@@ -71,6 +73,7 @@ rule msrc_compute_split:  # sampler: PLSA on the training images, MFAM Gibbs on 
 
 
 rule msrc_summarise:
+    """DoGS §5.5 (MSRC segmentation): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         hamming=expand(result("msrc/split{split}/hamming.csv"), split=MSRC_SPLITS),
         dogs_scan=result("msrc/dogs_scan.npz"),
@@ -90,14 +93,21 @@ rule msrc_summarise:
 
 
 rule msrc_plot_fig6:
+    """DoGS §5.5 (MSRC segmentation): draws Fig. 6 (the target is `fig6`)."""
     input:
         labels=[result("msrc/split0/labels.npz")],
     output:
         figure=report(
             figure("msrc/fig6_segmentation.png"),
             caption="captions/msrc_fig6.rst",
-            category="msrc",
-            subcategory="DoGS 5.5, MSRC segmentation",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.5 MSRC segmentation",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.5",
+                "figure": "Fig. 6",
+                "panels": "a test image and its segmentations",
+            },
         ),
     log:
         result("logs/msrc/plot_fig6.log"),
@@ -111,14 +121,21 @@ rule msrc_plot_fig6:
 
 
 rule msrc_plot_fig16:
+    """DoGS §5.5 (MSRC segmentation): draws Fig. 16 (the target is `fig16`)."""
     input:
         labels=expand(result("msrc/split{split}/labels.npz"), split=MSRC_SPLITS[:3]),
     output:
         figure=report(
             figure("msrc/fig16_segmentation_repetitions.png"),
             caption="captions/msrc_fig16.rst",
-            category="msrc",
-            subcategory="DoGS 5.5, MSRC segmentation",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.5 MSRC segmentation",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.4",
+                "figure": "Fig. 16",
+                "panels": "two more repetitions of Fig. 6",
+            },
         ),
     log:
         result("logs/msrc/plot_fig16.log"),
@@ -132,6 +149,7 @@ rule msrc_plot_fig16:
 
 
 rule msrc_plot_fig7:
+    """DoGS §5.5 (MSRC segmentation): draws Fig. 7 (the target is `fig7`)."""
     input:
         summary=result("msrc/summary.csv"),
         differences=result("msrc/differences.csv"),
@@ -139,8 +157,14 @@ rule msrc_plot_fig7:
         figure=report(
             figure("msrc/fig7_hamming_error.png"),
             caption="captions/msrc_fig7.rst",
-            category="msrc",
-            subcategory="DoGS 5.5, MSRC segmentation",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.5 MSRC segmentation",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.5",
+                "figure": "Fig. 7",
+                "panels": "Hamming error of PLSA, systematic, DoGS",
+            },
         ),
     log:
         result("logs/msrc/plot_fig7.log"),

@@ -4,8 +4,11 @@
 # rules/common.smk) are passed as settings.
 import glob
 
+from dogs.workflow.published import KEY_FIGURES
+
 
 rule paper_vs_ours_summarise:
+    """All four papers: the paper-vs-ours table from config/claims/ and every family's measured claims (the target is `table_paper_vs_ours`)."""
     input:
         claims=sorted(glob.glob("config/claims/*.yaml")),
         measured=lambda wildcards: CLAIM_FILES,
@@ -14,8 +17,14 @@ rule paper_vs_ours_summarise:
         html=report(
             result("paper_vs_ours/paper_vs_ours.html"),
             caption="captions/paper_vs_ours.rst",
-            category="paper_vs_ours",
-            subcategory="Paper vs ours",
+            category="0. Paper vs ours, all four papers",
+            subcategory="the table",
+            labels={
+                "paper": "all four papers",
+                "section": "all",
+                "figure": "paper-vs-ours table",
+                "panels": "one row per claim, coloured by verdict",
+            },
         ),
         csv=result("paper_vs_ours/paper_vs_ours.csv"),
     log:
@@ -27,3 +36,28 @@ rule paper_vs_ours_summarise:
         args=step_args(given={"needs_data": NEEDS_DATA}),
     shell:
         "{params.python} -m dogs.experiments.paper_vs_ours summarise {params.args} > {log} 2>&1"
+
+
+rule paper_vs_ours_publish:
+    """All four papers: the table and the key figures of a paper-scale run published in docs/results/, stamped with their run (the target is `docs_results`)."""
+    input:
+        table=result("paper_vs_ours/paper_vs_ours.csv"),
+        markdown=result("paper_vs_ours/paper_vs_ours.md"),
+        figures=[figure(path) for path, _, _ in KEY_FIGURES],
+    output:
+        table="docs/results/paper_vs_ours.csv",
+        markdown="docs/results/paper_vs_ours.md",
+        provenance="docs/results/provenance.json",
+        figures=[f"docs/results/figures/{path}" for path, _, _ in KEY_FIGURES],
+    log:
+        # beside this repository's own results, not in the published run's folders (which may be read-only)
+        "results/logs/paper_vs_ours/publish.log",
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        results=RESULTS,
+        figures=FIGURES,
+    shell:
+        "{params.python} -m dogs.workflow.published publish --results {params.results:q} --figures {params.figures:q} "
+        "--out docs/results --readme README.md > {log} 2>&1"

@@ -46,7 +46,8 @@ rule scan_order_compute_mixing:  # t_mix of one model for every n: random, best 
         "{params.python} -m dogs.experiments.scan_order compute-mixing {params.args} > {log} 2>&1"
 
 
-rule scan_order_compute_islands:  # reduced two-islands chain (Fig. 2a) and exact bridge efficiencies (§3.2, App. C)
+rule scan_order_compute_islands:
+    """He et al. 2016, a compute step: reduced two-islands chain (Fig. 2a) and exact bridge efficiencies (§3.2, App. C)."""
     output:
         reduced=result("scan_order/two_islands_reduced.csv"),
         efficiency=result("scan_order/bridge_efficiency.csv"),
@@ -65,7 +66,8 @@ rule scan_order_compute_islands:  # reduced two-islands chain (Fig. 2a) and exac
         "{params.python} -m dogs.experiments.scan_order compute-islands {params.args} > {log} 2>&1"
 
 
-rule scan_order_compute_island_mass:  # Fig. 2b: mass on the other island over updates (bridge mass 0.1)
+rule scan_order_compute_island_mass:
+    """He et al. 2016, a compute step: Fig. 2b: mass on the other island over updates (bridge mass 0.1)."""
     output:
         mass=result("scan_order/fig2b_island_mass.csv"),
     log:
@@ -103,7 +105,8 @@ rule scan_order_compute_permutations:  # Fig. 2c: exact t_mix of every permutati
         "{params.python} -m dogs.experiments.scan_order compute-permutations {params.args} > {log} 2>&1"
 
 
-rule scan_order_summarise:  # mixing_times.csv, Table 1 exponents beside the paper's orders, claims
+rule scan_order_summarise:
+    """He et al. 2016: mixing_times.csv, Table 1 exponents beside the paper's orders, claims."""
     input:
         mixing=expand(
             result("scan_order/mixing/{scan_model}.csv"), scan_model=SCAN_ORDER_MODELS
@@ -133,6 +136,7 @@ rule scan_order_summarise:  # mixing_times.csv, Table 1 exponents beside the pap
 
 
 rule scan_order_plot_fig2a:
+    """He et al. 2016: draws Fig. 2a (the target is `fig_he2a`)."""
     input:
         mixing=expand(
             result("scan_order/mixing/{scan_model}.csv"), scan_model=SCAN_ORDER_MODELS
@@ -143,8 +147,14 @@ rule scan_order_plot_fig2a:
         figure=report(
             figure("scan_order/fig2a_mixing_time_vs_n.png"),
             caption="captions/scan_order_fig2a.rst",
-            category="scan_order",
-            subcategory="He et al. 2016, scan order",
+            category="2. He et al. 2016, scan order",
+            subcategory="Table 1 and Fig. 2",
+            labels={
+                "paper": "He et al. 2016",
+                "section": "§3",
+                "figure": "Fig. 2a",
+                "panels": "mixing time vs n, five models",
+            },
         ),
     log:
         result("logs/scan_order/fig2a.log"),
@@ -158,14 +168,21 @@ rule scan_order_plot_fig2a:
 
 
 rule scan_order_plot_fig2b:
+    """He et al. 2016: draws Fig. 2b (the target is `fig_he2b`)."""
     input:
         mass=result("scan_order/fig2b_island_mass.csv"),
     output:
         figure=report(
             figure("scan_order/fig2b_two_islands_mass.png"),
             caption="captions/scan_order_fig2b.rst",
-            category="scan_order",
-            subcategory="He et al. 2016, scan order",
+            category="2. He et al. 2016, scan order",
+            subcategory="Table 1 and Fig. 2",
+            labels={
+                "paper": "He et al. 2016",
+                "section": "§3",
+                "figure": "Fig. 2b",
+                "panels": "two islands: mass on the other island",
+            },
         ),
     log:
         result("logs/scan_order/fig2b.log"),
@@ -179,6 +196,7 @@ rule scan_order_plot_fig2b:
 
 
 rule scan_order_plot_fig2c:
+    """He et al. 2016: draws Fig. 2c (the target is `fig_he2c`)."""
     input:
         permutations=expand(
             result("scan_order/permutations/{perm_model}.csv"),
@@ -188,8 +206,14 @@ rule scan_order_plot_fig2c:
         figure=report(
             figure("scan_order/fig2c_permutations.png"),
             caption="captions/scan_order_fig2c.rst",
-            category="scan_order",
-            subcategory="He et al. 2016, scan order",
+            category="2. He et al. 2016, scan order",
+            subcategory="Table 1 and Fig. 2",
+            labels={
+                "paper": "He et al. 2016",
+                "section": "§3",
+                "figure": "Fig. 2c",
+                "panels": "sorted mixing times of every permutation",
+            },
         ),
     log:
         result("logs/scan_order/fig2c.log"),

@@ -72,7 +72,8 @@ rule timing_summarise:
         "{params.python} -m dogs.experiments.timing summarise {params.args} > {log} 2>&1"
 
 
-rule timing_compute_epsilon:  # App. B.2: the DoGS bias for smaller early-stopping levels (main grid, trial 0)
+rule timing_compute_epsilon:
+    """DoGS §5.2 (end-to-end timing), a compute step: App. B.2: the DoGS bias for smaller early-stopping levels (main grid, trial 0)."""
     output:
         epsilon=result(f"timing/L{TIMING_MAIN}/epsilon_sweep.csv"),
     log:
@@ -91,6 +92,7 @@ rule timing_compute_epsilon:  # App. B.2: the DoGS bias for smaller early-stoppi
 
 
 rule timing_summarise_claims:
+    """DoGS §5.2 (end-to-end timing): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         main=result(f"timing/L{TIMING_MAIN}/summary.json"),
         small=result(f"timing/L{TIMING_SMALL}/summary.json"),
@@ -109,6 +111,7 @@ rule timing_summarise_claims:
 
 
 rule timing_plot_fig2:
+    """DoGS §5.2 (end-to-end timing): draws Fig. 2 (the target is `fig2`)."""
     input:
         summary=result(f"timing/L{TIMING_MAIN}/summary.json"),
         speedup=result(f"timing/L{TIMING_MAIN}/speedup.csv"),
@@ -117,8 +120,14 @@ rule timing_plot_fig2:
         figure=report(
             figure("timing/fig2_L1000.png"),
             caption="captions/timing_fig2.rst",
-            category="timing",
-            subcategory="DoGS 5.2, timing",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.2 timing",
+            labels={
+                "paper": "DoGS",
+                "section": "§5.2",
+                "figure": "Fig. 2",
+                "panels": "E[X_1] vs time; speed-up vs samples (1000x1000)",
+            },
         ),
     log:
         result("logs/timing/fig2.log"),
@@ -132,6 +141,7 @@ rule timing_plot_fig2:
 
 
 rule timing_plot_fig10:
+    """DoGS §5.2 (end-to-end timing): draws Fig. 10 (the target is `fig10`)."""
     input:
         summary=result(f"timing/L{TIMING_MAIN}/summary.json"),
         speedup=result(f"timing/L{TIMING_MAIN}/speedup.csv"),
@@ -143,8 +153,14 @@ rule timing_plot_fig10:
         figure=report(
             figure("timing/fig10_L1000_trials.png"),
             caption="captions/timing_fig10.rst",
-            category="timing",
-            subcategory="DoGS 5.2, timing",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.2 timing",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.2",
+                "figure": "Fig. 10",
+                "panels": "three more trials (1000x1000)",
+            },
         ),
     log:
         result("logs/timing/fig10.log"),
@@ -158,6 +174,7 @@ rule timing_plot_fig10:
 
 
 rule timing_plot_fig11:
+    """DoGS §5.2 (end-to-end timing): draws Fig. 11 (the target is `fig11`)."""
     input:
         summary=result(f"timing/L{TIMING_SMALL}/summary.json"),
         speedup=result(f"timing/L{TIMING_SMALL}/speedup.csv"),
@@ -166,8 +183,14 @@ rule timing_plot_fig11:
         figure=report(
             figure("timing/fig11_L300.png"),
             caption="captions/timing_fig11.rst",
-            category="timing",
-            subcategory="DoGS 5.2, timing",
+            category="1. DoGS (Mitliagkas & Mackey 2017)",
+            subcategory="§5.2 timing",
+            labels={
+                "paper": "DoGS",
+                "section": "App. B.2",
+                "figure": "Fig. 11",
+                "panels": "300x300",
+            },
         ),
     log:
         result("logs/timing/fig11.log"),

@@ -1,5 +1,5 @@
 """One name per experiment (docs/running.md, "Results layout"): a family's config section, module, rules file, result, figure,
-log and benchmark files and report category all carry the family's name."""
+log and benchmark files all carry the family's name; its report items are filed by paper."""
 
 from __future__ import annotations
 
@@ -52,8 +52,11 @@ def test_rules_outputs_logs_and_report_categories_carry_the_family_name(family):
         benchmark = path.startswith("benchmarks/snakemake/") and any(
             path.removeprefix("benchmarks/snakemake/").startswith(rule) for rule in rules)
         assert path.startswith(allowed) or benchmark, f"rules/{family}.smk writes {path!r}, outside {family}/"
+    # the report is ordered by paper (categories sort by name: "0. Paper vs ours", "1. DoGS", "2. He et al.", ...),
+    # and every item is labelled with its paper, section, figure or table and panels
     categories = re.findall(r'\bcategory="([^"]+)"', text)
-    assert categories and set(categories) == {family}, f"rules/{family}.smk: report categories {set(categories)}"
+    assert categories and all(re.match(r"^\d\. ", c) for c in categories), f"rules/{family}.smk: report categories {set(categories)}"
+    assert text.count("report(") == len(categories) == text.count("labels={"), f"rules/{family}.smk: a report item without labels"
 
 
 def test_the_snakefile_targets_live_in_family_folders():

@@ -1,7 +1,7 @@
 r"""Conversion between pgmpy Markov networks and this package's pairwise models.
 
-A pgmpy ``DiscreteMarkovNetwork`` (or ``MarkovNetwork``) whose ``DiscreteFactor`` s each cover one or two
-variables is the distribution
+A pgmpy ``DiscreteMarkovNetwork`` (the pinned pgmpy 1.1 refuses to build the older ``MarkovNetwork``: its constructor
+raises ``ImportError``) whose ``DiscreteFactor`` s each cover one or two variables is the distribution
 
 .. math::
 

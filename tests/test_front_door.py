@@ -1,0 +1,203 @@
+"""The front door: the README's generated verdict counts, the published results in docs/results/, the figure index
+(README and ``snakemake --list-target-rules``), and the files that make the work citable and reusable."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pandas as pd
+import pytest
+import yaml
+
+from dogs.claims import load_paper_claims
+from dogs.workflow import published
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PUBLISHED = ROOT / "docs" / "results"
+
+
+# ---- the published results and the README's verdict counts
+
+def _table(verdicts, comparable="yes"):
+    papers = ["DoGS", "He et al. 2016", "Annular augmentation"]
+    return pd.DataFrame({"id": [f"c{i}" for i in range(len(verdicts))],
+                         "paper": [papers[i % 3] for i in range(len(verdicts))],
+                         "verdict": verdicts, "comparable_with_paper": comparable})
+
+
+def _run_tree(tmp_path, table, png_bytes=100):
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    (results / "paper_vs_ours").mkdir(parents=True)
+    table.to_csv(results / "paper_vs_ours" / "paper_vs_ours.csv", index=False)
+    (results / "paper_vs_ours" / "paper_vs_ours.md").write_text("# Paper vs ours\n")
+    (results / "ising10").mkdir()
+    (results / "ising10" / "model.meta.json").write_text(json.dumps({"git_revision": "abc123"}))
+    for rel, _, _ in published.KEY_FIGURES:
+        (figures / rel).parent.mkdir(parents=True, exist_ok=True)
+        (figures / rel).write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(png_bytes))
+    return results, figures
+
+
+def test_publish_copies_the_table_and_key_figures_and_stamps_them(tmp_path):
+    verdicts = ["reproduced", "partly", "not reproduced", "information", "reproduced", "inconclusive"]
+    results, figures = _run_tree(tmp_path, _table(verdicts))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{published.BEGIN}\nstale\n{published.END}\nrest\n")
+    out = tmp_path / "docs" / "results"
+    assert published.main(["publish", "--results", str(results), "--figures", str(figures), "--out", str(out),
+                           "--readme", str(readme)]) == 0
+    for rel, _, _ in published.KEY_FIGURES:
+        assert (out / "figures" / rel).read_bytes() == (figures / rel).read_bytes()
+    assert (out / "paper_vs_ours.csv").read_text() == (results / "paper_vs_ours" / "paper_vs_ours.csv").read_text()
+    stamp = json.loads((out / "provenance.json").read_text())
+    assert stamp["run_git_revisions"] == ["abc123"]
+    assert stamp["machine"]["cores"] and stamp["table_written"] and stamp["published"]
+    text = readme.read_text()
+    assert "stale" not in text and text.startswith("intro\n") and text.endswith("rest\n")
+    # DoGS rows are 0 and 3 of the six: reproduced and information
+    assert "- **DoGS** (2 claims): 1 reproduced, 1 information" in text
+    assert "- **All** (6 claims): 2 reproduced, 1 partly, 1 inconclusive, 1 not reproduced, 1 information" in text
+    assert published.rewrite_readme(readme, out / "paper_vs_ours.csv") is False  # idempotent
+
+
+def test_publish_refuses_a_smoke_table_a_missing_figure_and_too_many_bytes(tmp_path, monkeypatch):
+    results, figures = _run_tree(tmp_path / "smoke", _table(["reproduced"], comparable="no (smoke run)"))
+    with pytest.raises(ValueError, match="smoke run"):
+        published.publish(results, figures, tmp_path / "out1")
+    results, figures = _run_tree(tmp_path / "missing", _table(["reproduced"]))
+    (figures / published.KEY_FIGURES[0][0]).unlink()
+    with pytest.raises(ValueError, match="not in the run's results"):
+        published.publish(results, figures, tmp_path / "out2")
+    results, figures = _run_tree(tmp_path / "big", _table(["reproduced"]), png_bytes=1000)
+    monkeypatch.setattr(published, "MAX_PNG_BYTES", 1000)
+    with pytest.raises(ValueError, match="MB of PNG"):
+        published.publish(results, figures, tmp_path / "out3")
+    assert not any((tmp_path / name).exists() for name in ("out1", "out2", "out3"))
+
+
+def test_the_key_figures_exist_as_workflow_outputs():
+    text = (ROOT / "Snakefile").read_text()
+    for rel, paper, _ in published.KEY_FIGURES:
+        assert f'figure("{rel}")' in text, f"{rel} is no target's figure in the Snakefile"
+        assert paper in published.PAPER_ORDER
+
+
+def test_readme_has_the_generated_block_and_stays_small():
+    assert README.stat().st_size <= 12 * 1024, f"README.md is {README.stat().st_size} bytes, over 12 KB"
+    block = published.readme_verdict_block(README)
+    assert block.startswith(published.BEGIN) and block.endswith(published.END)
+
+
+def test_committed_table_matches_the_claims_config_and_the_readme():
+    table_csv = PUBLISHED / "paper_vs_ours.csv"
+    if not table_csv.is_file():
+        pytest.skip("docs/results/ is not committed yet: `snakemake docs_results` after a paper-scale run publishes it")
+    table = pd.read_csv(table_csv, dtype=str, keep_default_na=False)
+    claim_ids = [row["id"] for row in load_paper_claims(ROOT / "config" / "claims")]
+    assert sorted(table["id"]) == sorted(claim_ids), "docs/results/paper_vs_ours.csv is stale: run `snakemake docs_results`"
+    assert published.readme_verdict_block(README) == published.readme_block(table_csv), (
+        "README.md's verdict counts disagree with docs/results/paper_vs_ours.csv: run "
+        "`python -m dogs.workflow.published readme`")
+    stamp = json.loads((PUBLISHED / "provenance.json").read_text())
+    assert stamp["png_bytes"] <= published.MAX_PNG_BYTES
+    for item in stamp["figures"]:
+        assert (PUBLISHED / item["file"]).is_file(), item["file"]
+
+
+# ---- the figure index
+
+def _snakefile_targets() -> dict[str, str]:
+    """Every target rule of the Snakefile and its docstring (None when it has none)."""
+    text = (ROOT / "Snakefile").read_text()
+    return {name: doc for name, doc in re.findall(r'^rule (\w+):\n(?:    """(.*?)"""\n)?', text, flags=re.M | re.S)}
+
+
+def test_the_readme_figure_index_names_every_figure_and_table_target():
+    readme = README.read_text()
+    targets = [name for name in _snakefile_targets() if name.startswith(("fig", "table"))]
+    assert len(targets) >= 30
+    missing = [name for name in targets if f"`{name}`" not in readme]
+    assert not missing, f"README's figure index lacks the targets {missing}"
+
+
+def test_every_target_rule_says_which_paper_figure_or_table_it_makes():
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--list-target-rules"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    assert len(lines) > 40
+    bare = [line for line in lines if not re.match(r"^\w+ \(.+\)$", line)]
+    assert not bare, f"target rules without a docstring: {bare}"
+    for name, doc in _snakefile_targets().items():
+        if name.startswith(("fig", "table")):
+            assert re.search(r"(Fig|Figs|Table|Tables)\.? ?\d|table", doc), f"rule {name}: {doc!r} names no figure or table"
+
+
+# ---- reuse and citation
+
+#: The part of the Citation File Format 1.2.0 this repository uses, as a JSON schema: the required keys, the
+#: types, identifier patterns and the reference types we cite with.
+_PERSON_OR_ENTITY = {"type": "object", "minProperties": 1, "additionalProperties": False, "properties": {
+    "family-names": {"type": "string"}, "given-names": {"type": "string"}, "name": {"type": "string"},
+    "orcid": {"type": "string", "pattern": r"^https://orcid\.org/[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X]$"}}}
+_DOI = {"type": "string", "pattern": r"^10\.\d{4,9}(\.\d+)?/[A-Za-z0-9:/_;\-\.\(\)\[\]\\]+$"}
+_CFF_SUBSET = {
+    "type": "object",
+    "required": ["cff-version", "message", "title", "authors"],
+    "properties": {
+        "cff-version": {"const": "1.2.0"},
+        "message": {"type": "string", "minLength": 1},
+        "title": {"type": "string", "minLength": 1},
+        "type": {"enum": ["software", "dataset"]},
+        "authors": {"type": "array", "minItems": 1, "items": _PERSON_OR_ENTITY},
+        "version": {"type": "string"},
+        "license": {"type": "string"},
+        "doi": _DOI,
+        "keywords": {"type": "array", "items": {"type": "string"}},
+        "references": {"type": "array", "items": {
+            "type": "object",
+            "required": ["type", "title", "authors"],
+            "properties": {
+                "type": {"enum": ["article", "conference-paper", "proceedings", "report", "generic"]},
+                "title": {"type": "string", "minLength": 1},
+                "authors": {"type": "array", "minItems": 1, "items": _PERSON_OR_ENTITY},
+                "year": {"type": "integer", "minimum": 1900},
+                "doi": _DOI,
+                "identifiers": {"type": "array"},
+                "conference": {"type": "object", "required": ["name"]},
+            },
+        }},
+    },
+}
+
+
+def test_citation_file_is_valid_and_agrees_with_the_package():
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    jsonschema.validate(citation, _CFF_SUBSET)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert citation["version"] == project["version"]
+    assert citation["license"] == project["license"] == "BSD-3-Clause"
+    assert "BSD 3-Clause License" in (ROOT / "LICENSE").read_text()
+    titles = {reference["title"] for reference in citation["references"]}
+    assert {"Improving Gibbs Sampler Scan Quality with DoGS", "Annular Augmentation Sampling",
+            "Projecting Markov Random Field Parameters for Fast Mixing"} <= titles and len(titles) == 4
+
+
+def test_the_schema_subset_rejects_a_broken_citation():
+    broken = {"cff-version": "1.2.0", "message": "m", "title": "t", "authors": [{"names": "x"}]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, _CFF_SUBSET)
+
+
+def test_declared_package_data_exists():
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    for package, files in declared.items():
+        for name in files:
+            assert (ROOT / "src" / package / name).is_file(), f"pyproject declares {package}/{name}, which is missing"
