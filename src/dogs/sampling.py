@@ -51,7 +51,8 @@ from dogs.models.discrete import DiscretePairwiseMRF
 from dogs.models.evidence import condition
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
-__all__ = ["RHAT_THRESHOLD", "SamplingWarning", "diagnose", "import_arviz", "marginals", "sample", "sampling_warnings"]
+__all__ = ["RHAT_THRESHOLD", "SamplingWarning", "diagnose", "import_arviz", "marginals", "sample", "sampling_warnings",
+           "scan_given_evidence", "scan_in_original"]
 
 #: Largest split R-hat taken as converged (Vehtari et al. 2021).
 RHAT_THRESHOLD = 1.01
@@ -109,6 +110,16 @@ def _scan_for(scan, length, conditioned) -> Scan:
         return make_scan(scan, m, steps)
     if length is not None:
         raise ValueError("length sets the length of a named scan; a Scan or index sequence has its own")
+    return scan_given_evidence(scan, conditioned)
+
+
+def scan_given_evidence(scan, conditioned) -> Scan:
+    """A scan in the original numbering (a :class:`Scan` or indices) as a scan of ``conditioned.model``.
+
+    Steps on observed variables are dropped (an update of an observed variable leaves it unchanged); a
+    ``-1`` step stays a uniform step, now over the unobserved variables. :func:`scan_in_original` goes back.
+    """
+    m = conditioned.model.n_vars
     if isinstance(scan, Scan):
         if scan.n_vars != conditioned.n_vars:
             raise ValueError(f"the scan is over {scan.n_vars} variables, the model has {conditioned.n_vars}")
@@ -122,6 +133,12 @@ def _scan_for(scan, length, conditioned) -> Scan:
     if mapped.size == 0:
         raise ValueError("the scan updates no unobserved variable: every step is on an observed one")
     return Scan(mapped, m)
+
+
+def scan_in_original(scan: Scan, conditioned) -> np.ndarray:
+    """The indices of a scan of ``conditioned.model`` in the original numbering (``-1`` stays ``-1``)."""
+    indices = np.asarray(scan.indices, dtype=np.int64)
+    return np.where(indices == UNIFORM, UNIFORM, conditioned.free[np.maximum(indices, 0)])
 
 
 def _starts(start, cards: np.ndarray, chains: int, conditioned, rng) -> np.ndarray:
