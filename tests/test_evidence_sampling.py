@@ -244,3 +244,16 @@ def test_bound_and_scan_with_evidence_use_the_model_indices(tmp_path, capsys):
     assert 4 not in indices.tolist() and json.loads(out)["observed"] == 1
     code, out, err = _run(["scan", str(uai), "--evidence", str(evid), "--target", "4", "--budget", "9"], capsys)
     assert code == EXIT_BAD_INPUT and "observes" in err
+
+
+def test_the_docs_example_runs_as_written():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "library.md").read_text()
+    section = text[text.index("## Evidence, certificates and one sampling call"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "docs/library.md (evidence example)", "exec"), namespace)
+    table = namespace["table"]
+    assert len(table) == 28 and table["bound"].notna().any()
