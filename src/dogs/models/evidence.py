@@ -118,11 +118,16 @@ def check_evidence(model, evidence) -> dict:
         if not 0 <= value < cards[variable]:
             raise EvidenceError(f"evidence sets variable {variable} to state {value}, but it has states "
                                 f"0..{cards[variable] - 1}")
-        if out.get(variable, value) != value:
-            raise EvidenceError(f"contradicting evidence: variable {variable} is observed as {out[variable]} and as "
-                                f"{value} (evidence of probability zero)")
-        out[variable] = value
+        _observe(out, variable, value, "")
     return dict(sorted(out.items()))
+
+
+def _observe(evidence: dict, variable: int, value: int, where: str) -> None:
+    """Add ``variable = value`` to ``evidence``, refusing a second, different value (probability zero)."""
+    if evidence.get(variable, value) != value:
+        raise EvidenceError(f"{where}contradicting evidence: variable {variable} is observed as {evidence[variable]} "
+                            f"and as {value} (evidence of probability zero)")
+    evidence[variable] = value
 
 
 def condition(model, evidence) -> ConditionedModel:
@@ -213,8 +218,5 @@ def read_uai_evidence(path, n_vars: int | None = None) -> dict:
         if n_vars is not None and variable >= n_vars:
             raise EvidenceError(f"evidence file {path} names variable {variable}, but the model has variables "
                                 f"0..{n_vars - 1}")
-        if evidence.get(variable, value) != value:
-            raise EvidenceError(f"evidence file {path}: contradicting evidence, variable {variable} is observed as "
-                                f"{evidence[variable]} and as {value} (evidence of probability zero)")
-        evidence[variable] = value
+        _observe(evidence, variable, value, f"evidence file {path}: ")
     return dict(sorted(evidence.items()))
