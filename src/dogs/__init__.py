@@ -8,7 +8,23 @@ The package is organised by idea (see docs/contributing.md, "Design"):
 - :mod:`dogs.samplers`    Gibbs sampling with any scan (numba kernels);
 - :mod:`dogs.exact`       ground truth: junction tree, enumeration, exact chains;
 - :mod:`dogs.experiments` one thin module per experiment, driven by Snakemake;
-- :mod:`dogs.plotting`    pure plotting functions.
+- :mod:`dogs.plotting`    pure plotting functions;
+- :mod:`dogs.sampling`    one sampling call: chains -> ArviZ InferenceData, with evidence and certificates
+  (:func:`dogs.sample`, :func:`dogs.marginals`; bounds in :mod:`dogs.certificates`).
 """
 
 __version__ = "0.1.0"
+
+#: Public names served lazily from their modules, so that ``import dogs`` stays cheap (no numba, ArviZ).
+_LAZY = {"sample": "dogs.sampling", "marginals": "dogs.sampling", "SamplingWarning": "dogs.sampling", "condition": "dogs.models.evidence",
+         "read_uai_evidence": "dogs.models.evidence"}
+
+
+def __getattr__(name):
+    """``dogs.sample``, ``dogs.marginals`` (:mod:`dogs.sampling`), ``dogs.condition``, ``dogs.read_uai_evidence``
+    (:mod:`dogs.models.evidence`), imported on first use."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'dogs' has no attribute {name!r}")

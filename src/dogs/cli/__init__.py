@@ -11,7 +11,7 @@ Subcommands (``dogs <subcommand> --help`` for the options)::
     dogs scan MODEL (--target I[,J...] | --weights FILE) [--budget T] [--epsilon E|base]
                     [--base systematic|uniform|FILE] [--iterate] [--method ...] [--out SCAN.txt|.npy]
     dogs sample MODEL --scan systematic|uniform|FILE [--length T] [--chains N] [--draws D] [--seed S]
-                      [--start random|K] [--vars I,J...] [--save-chains CHAINS.nc]
+                      [--start random|K] [--vars I,J...] [--save-chains CHAINS.nc] [--certify]
     dogs exact MODEL [--max-table-entries N]
 
 ``bound`` writes the influence bound (DoGS Theorems 10-12, Definition 2) as a scipy sparse ``.npz``;
@@ -22,6 +22,8 @@ to the target variation ``E``, DoGS §5.2) and prints the certificate, the Dobru
 split R-hat, effective sample sizes and ESS-based standard errors; ``exact`` gives the junction-tree
 marginals and ``log Z`` (with the treewidth guard). Results print as JSON (or CSV with
 ``--format csv``); warnings (vacuous certificates, chains that did not converge) go to standard error.
+Every subcommand takes ``--evidence FILE`` (a UAI ``.evid`` file) to condition the model on observed
+values; ``sample --certify`` adds DoGS Theorem 8's bias bound to every marginal.
 
 Every request is checked before any computation: arguments, input files (format, sizes, values) and
 output paths, and a resource guard estimates the memory the request needs and refuses it above the
@@ -61,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     def common(p):
         p.add_argument("model", help="model file: .uai (MARKOV network) or a dogs binary .npz")
         p.add_argument("--format", choices=["json", "csv"], default="json", help="output format (default json)")
+        p.add_argument("--evidence", metavar="FILE",
+                       help="UAI evidence file (.evid: n, then n pairs 'variable value'): condition on it; results "
+                            "keep the model's indices and leave observed variables out")
         p.add_argument("--max-memory-gb", default=None,
                        help="memory limit of the resource guard (default: 80%% of this machine's memory)")
 
@@ -96,6 +101,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="'random' (default: every chain from uniformly random labels) or a label K for every variable")
     p.add_argument("--vars", help="report these variables only (comma separated; default all)")
     p.add_argument("--save-chains", help="write the draws as ArviZ InferenceData (netCDF, a .nc file name)")
+    p.add_argument("--certify", action="store_true",
+                   help="add DoGS Theorem 8 bounds per variable, valid from any start: 'bound' on the TV distance "
+                        "of its marginal after one pass of the scan from its stationary marginal, 'bound_average' "
+                        "on the bias of the reported average over the draws (mean over k of min(1, variation of k "
+                        "passes)); null with 'bound_reason' where 1 or more (vacuous)")
     p.set_defaults(run=cmd_sample)
 
     p = sub.add_parser("exact", help="junction-tree marginals and log Z")

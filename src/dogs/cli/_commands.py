@@ -11,6 +11,14 @@ distance never exceeds 1: a variation :math:`\ge 1` certifies nothing. So
 - an ``--epsilon`` target is met only by a variation below 1 as well as at most the target;
 - ``dogs bound`` flags a bound whose largest row sum reaches 1: Dobrushin's condition then fails and
   the bound certifies no mixing by itself (a particular scan's variation may still fall below 1).
+
+``--evidence FILE`` (:mod:`dogs.cli._evidence`) works on the model conditioned on the observed values, in
+the model's own indices: ``bound`` writes a ``p x p`` matrix whose rows and columns of observed variables
+are zero (an observed variable never changes and influences nothing); ``scan`` targets unobserved
+variables only, skips base-scan steps on observed ones, and writes the DoGS scan in the model's indices
+(a ``-1`` step is a uniform choice among the unobserved variables); ``exact`` gives the conditional
+marginals of the unobserved variables and ``log_partition`` = log of the network's mass with the evidence
+fixed (log Z + log P(evidence)).
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from dogs.cli._checks import InputError, TooLargeError, count, non_negative_float, output_path, read_index_file
+from dogs.cli._evidence import conditioned_model
 from dogs.cli._guard import Guard
 from dogs.cli._models import HigherOrderBinary, load_model, pairwise_only
 from dogs.cli._output import write_bound, write_scan
@@ -49,7 +58,10 @@ def _bound(model, method: str, guard: Guard):
 def cmd_bound(args, guard: Guard):
     out = output_path(args.out, "--out", (".npz",))
     model, _ = load_model(args.model, guard)
-    bound = _bound(model, args.method, guard)
+    reduced, conditioned = conditioned_model(args.evidence, model)
+    bound = _bound(reduced, args.method, guard)
+    if conditioned is not None:
+        bound = _in_original(bound, conditioned)
     row_sums = np.asarray(bound.sum(axis=1)).ravel()
     largest = float(row_sums.max(initial=0.0))
     if out is not None:
@@ -63,6 +75,15 @@ def cmd_bound(args, guard: Guard):
               "rows_at_or_above_one": int(np.sum(row_sums >= 1)), "dobrushin_condition": largest < 1,
               "vacuous": largest >= 1, "out": None if out is None else str(out)}
     return result, warnings
+
+
+def _in_original(bound, conditioned):
+    """The bound of the conditioned model as a ``p x p`` matrix in the original indices (observed rows zero)."""
+    from scipy import sparse
+
+    coo = bound.tocoo()
+    free = conditioned.free
+    return sparse.csr_matrix((coo.data, (free[coo.row], free[coo.col])), shape=(conditioned.n_vars,) * 2)
 
 
 def make_scan(spec: str, n_vars: int, length: int | None, option: str, guard: Guard):
@@ -124,7 +145,17 @@ def cmd_scan(args, guard: Guard):
     p = model.n_vars
     d = _weights(args, p, guard)
     base = make_scan(args.base, p, budget, "--budget", guard)
-    bound = _bound(model, args.method, guard)
+    reduced, conditioned = conditioned_model(args.evidence, model)
+    if conditioned is not None:
+        from dogs.sampling import scan_given_evidence
+
+        observed = [i for i in conditioned.evidence if d[i] > 0]
+        if observed:
+            raise InputError(f"the target includes variable {observed[0]}, which the evidence observes (its "
+                             "marginal is exact); target unobserved variables")
+        d = d[conditioned.free]
+        base = scan_given_evidence(base, conditioned)
+    bound = _bound(reduced, args.method, guard)
     base_variation = float(dobrushin_variation(base, d, bound))
     warnings = []
     if args.epsilon is not None:
@@ -144,8 +175,13 @@ def cmd_scan(args, guard: Guard):
         result = dogs_scan(base, d, bound)
         out_fields = {"mode": "one run of Algorithm 2"}
     dogs_variation = float(result.variation)
+    indices = result.scan.indices
+    if conditioned is not None:
+        from dogs.sampling import scan_in_original
+
+        indices = scan_in_original(result.scan, conditioned)
     if out is not None:
-        write_scan(result.scan.indices, out)
+        write_scan(indices, out)
     row_sums = np.asarray(bound.sum(axis=1)).ravel()
     base_vacuous, dogs_vacuous = base_variation >= 1, dogs_variation >= 1
     improvement = min(1.0, base_variation) / dogs_variation if 0 < dogs_variation < 1 else None
@@ -156,7 +192,8 @@ def cmd_scan(args, guard: Guard):
                         "bounds nothing (total variation never exceeds 1)"
                         + ("; no improvement is reported" if dogs_vacuous else ""))
     result_fields = {
-        "n_vars": p, "base": args.base, "base_length": len(base.indices), "base_variation": base_variation,
+        "n_vars": p, "observed": len(conditioned.evidence) if conditioned is not None else 0, "base": args.base,
+        "base_length": len(base.indices), "base_variation": base_variation,
         "base_vacuous": base_vacuous, "dogs_length": len(result.scan.indices), "dogs_variation": dogs_variation,
         "dogs_vacuous": dogs_vacuous, "vacuous": dogs_vacuous, "improvement": improvement,
         "max_row_sum": float(row_sums.max(initial=0.0)), "dobrushin_condition": bool(row_sums.max(initial=0.0) < 1),
@@ -171,6 +208,10 @@ def cmd_exact(args, guard: Guard):
     cap = count(args.max_table_entries, "--max-table-entries")
     model, constant = load_model(args.model, guard)
     pairwise_only(model, "exact")
+    full = model
+    model, conditioned = conditioned_model(args.evidence, model)
+    free = np.arange(model.n_vars) if conditioned is None else conditioned.free
+    constant += 0.0 if conditioned is None else conditioned.log_constant
     guard.junction_tree(model.n_vars, model.n_edges)
     allowed = min(cap, max(1, guard.limit // 24))  # clique tables, messages and beliefs in float64
     try:
@@ -182,7 +223,8 @@ def cmd_exact(args, guard: Guard):
     except FloatingPointError:
         raise InputError("the model's log potentials overflow float64 in the junction tree (parameters too large "
                          "for exact inference)") from None
-    rows = [{"variable": i, "state": k, "probability": float(m[k])}
-            for i, m in enumerate(exact.node_marginals) for k in range(len(m))]
-    return {"n_vars": model.n_vars, "log_partition": float(exact.log_partition + constant), "method": exact.method,
-            "marginals": rows}, []
+    rows = [{"variable": int(free[r]), "state": k, "probability": float(m[k])}
+            for r, m in enumerate(exact.node_marginals) for k in range(len(m))]
+    evidence = [] if conditioned is None else [{"variable": i, "state": k} for i, k in conditioned.evidence.items()]
+    return {"n_vars": full.n_vars, "log_partition": float(exact.log_partition + constant), "method": exact.method,
+            "evidence": evidence, "marginals": rows}, []

@@ -20,6 +20,21 @@ changed in any chain, is flagged ``converged: false`` and a warning goes to stan
 have not forgotten their starts, and the estimate and its standard error mean little. A marginal whose
 indicator is constant in every draw of every chain has no defined :math:`\hat R`, ESS or standard error
 (reported as null). ``--save-chains`` writes the draws as an ArviZ ``InferenceData`` (netCDF).
+
+The work is the library's :func:`dogs.sampling.sample` (this module checks the arguments, builds the
+scan and formats the result), so the command and the library give the same numbers for the same seed.
+
+``--evidence FILE`` (a UAI ``.evid`` file, :mod:`dogs.models.evidence`) samples the conditional
+distribution given the observed values. Results keep the model's variable indices; observed variables
+are left out of ``marginals`` and listed under ``evidence``. Scan steps on observed variables are
+skipped (an update of an observed variable leaves it unchanged), so ``--length`` counts steps over all
+variables.
+
+``--certify`` adds to every marginal DoGS Theorem 8's bound (:mod:`dogs.certificates`): ``bound``,
+the total-variation distance between the variable's marginal after one pass of the scan and its
+stationary marginal, from any start; ``bound_average``, the bound on the bias of the reported estimate
+(the average over the draws after passes 1..D): the mean over k of min(1, variation of k passes).
+Either is null where it is 1 or more (it certifies nothing), with ``bound_reason``.
 """
 
 from __future__ import annotations
@@ -30,47 +45,17 @@ import numpy as np
 
 from dogs.cli._checks import InputError, count, output_path, seed as parse_seed
 from dogs.cli._commands import make_scan
+from dogs.cli._evidence import load_evidence
 from dogs.cli._guard import Guard
-from dogs.cli._models import cardinalities, load_model, pairwise_only
+from dogs.cli._models import load_model, pairwise_only
+from dogs.sampling import RHAT_THRESHOLD, diagnose
 
 __all__ = ["RHAT_THRESHOLD", "cmd_sample", "diagnose"]
 
-#: Largest split R-hat taken as converged (Vehtari et al. 2021).
-RHAT_THRESHOLD = 1.01
 
-
-def _arviz():
-    with _warnings.catch_warnings():
-        _warnings.simplefilter("ignore")  # ArviZ 0.2x announces its coming refactor on import
-        import arviz
-
-    return arviz
-
-
-def diagnose(indicators: np.ndarray) -> dict[str, np.ndarray]:
-    """ArviZ diagnostics of indicator draws ``(chains, draws, marginals)``: mean, mcse, r_hat, ess_bulk, ess_tail.
-
-    Marginals whose draws are all equal get NaN for everything but the mean.
-    """
-    az = _arviz()
-    values = np.asarray(indicators, dtype=np.float64)
-    out = {"mean": values.mean(axis=(0, 1))}
-    with _warnings.catch_warnings(), np.errstate(all="ignore"):
-        _warnings.simplefilter("ignore")  # e.g. "more chains than draws", which is no error here
-        dataset = az.convert_to_dataset({"x": values})
-        out["r_hat"] = np.asarray(az.rhat(dataset, method="rank")["x"].values, dtype=np.float64)
-        out["ess_bulk"] = np.asarray(az.ess(dataset, method="bulk")["x"].values, dtype=np.float64)
-        out["ess_tail"] = np.asarray(az.ess(dataset, method="tail")["x"].values, dtype=np.float64)
-        out["mcse"] = np.asarray(az.mcse(dataset, method="mean")["x"].values, dtype=np.float64)
-    constant = values.min(axis=(0, 1)) == values.max(axis=(0, 1))
-    for key in ("r_hat", "ess_bulk", "ess_tail", "mcse"):
-        out[key][constant] = np.nan
-    return out
-
-
-def _variables(text: str | None, n_vars: int) -> np.ndarray:
+def _variables(text: str | None, n_vars: int) -> np.ndarray | None:
     if text is None:
-        return np.arange(n_vars)
+        return None
     try:
         chosen = [count(t.strip(), "--vars", minimum=0) for t in text.split(",")]
     except InputError:
@@ -80,113 +65,84 @@ def _variables(text: str | None, n_vars: int) -> np.ndarray:
     return np.unique(np.array(chosen, dtype=np.int64))
 
 
-def _starts(spec: str, cards: np.ndarray, chains: int, rng, binary: bool) -> np.ndarray:
-    """Starting states ``(chains, p)``: labels drawn uniformly (``random``), or one label everywhere."""
-    if spec == "random":
-        labels = (rng.random((chains, cards.size)) * cards).astype(np.int64)
-    else:
-        label = count(spec, "--start", minimum=0)
-        if label >= int(cards.min()):
-            raise InputError(f"--start must be 'random' or a label every variable has (0..{int(cards.min()) - 1}), "
-                             f"got {spec}")
-        labels = np.full((chains, cards.size), label, dtype=np.int64)
-    return (2 * labels - 1).astype(np.int8) if binary else labels
-
-
 def cmd_sample(args, guard: Guard):
-    from dogs.models.binary import BinaryPairwiseMRF
-    from dogs.samplers import run_discrete_gibbs, run_gibbs
+    from dogs.sampling import SamplingWarning, marginals, sample, sampling_warnings
 
     saved = output_path(args.save_chains, "--save-chains", (".nc",))
     chains = count(args.chains, "--chains")
     draws = count(args.draws, "--draws", minimum=4)
     length = None if args.length is None else count(args.length, "--length")
     root = parse_seed(args.seed)
-    if args.start != "random":
-        count(args.start, "--start", minimum=0)
+    start = "dispersed" if args.start == "random" else count(args.start, "--start", minimum=0)
     model = pairwise_only(load_model(args.model, guard)[0], "sample")
-    cards = cardinalities(model)
+    evidence = load_evidence(args.evidence, model)
     variables = _variables(args.vars, model.n_vars)
-    binary = isinstance(model, BinaryPairwiseMRF)
-    diagnosed = variables.size if binary else int(cards[variables].sum())
+    if variables is not None and any(int(i) in evidence for i in variables):
+        observed = next(int(i) for i in variables if int(i) in evidence)
+        raise InputError(f"--vars names variable {observed}, which the evidence observes: it has no sampled marginal")
+    cards = model.cardinalities if hasattr(model, "cardinalities") else np.full(model.n_vars, 2)
+    if start != "dispersed" and start >= int(cards.min()):
+        raise InputError(f"--start must be 'random' or a label every variable has (0..{int(cards.min()) - 1}), "
+                         f"got {args.start}")
+    reported = np.setdiff1d(np.arange(model.n_vars) if variables is None else variables, list(evidence))
+    diagnosed = reported.size if not hasattr(model, "cardinalities") else int(cards[reported].sum())
     guard.sampling(model.n_vars, chains, draws, diagnosed, saved is not None)
     scan = make_scan(args.scan, model.n_vars, length, "--length", guard)
 
-    streams = np.random.SeedSequence(root).spawn(draws + 1)
-    state = _starts(args.start, cards, chains, np.random.default_rng(streams[0]), binary)
-    labels = np.empty((chains, draws, variables.size), dtype=np.int8 if cards.max() <= 127 else np.int32)
-    for k in range(draws):
-        if binary:
-            state = run_gibbs(model, scan, seed=streams[k + 1], n_chains=chains, initial_state=state).states
-            labels[:, k, :] = (state[:, variables] + 1) // 2
-        else:
-            state = run_discrete_gibbs(model, scan, seed=streams[k + 1], n_chains=chains, initial_state=state).states
-            labels[:, k, :] = state[:, variables]
-
-    if binary:
-        stats = diagnose(labels)
-        rows = []
-        for m, i in enumerate(variables.tolist()):
-            for k in (0, 1):
-                rows.append(_row(i, k, stats, m, complement=k == 0))
-    else:
-        rows = []
-        offsets = np.concatenate([[0], np.cumsum(cards[variables])])
-        indicators = np.empty((chains, draws, int(offsets[-1])), dtype=np.int8)
-        for m, i in enumerate(variables.tolist()):
-            for k in range(int(cards[i])):
-                indicators[:, :, offsets[m] + k] = labels[:, :, m] == k
-        stats = diagnose(indicators)
-        for m, i in enumerate(variables.tolist()):
-            rows += [_row(i, k, stats, int(offsets[m]) + k) for k in range(int(cards[i]))]
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore", SamplingWarning)  # reported from the table below, once
+        data = sample(model, scan, chains=chains, draws=draws, seed=root, start=start, evidence=evidence,
+                      certify=args.certify, variables=variables)
+    table = marginals(data)
+    warnings = sampling_warnings(data, table)
+    rows = [_row(record, args.certify) for record in table.to_dict("records")]
+    if args.certify:
+        reasons = {r["variable"]: r["reason"] for r in _certificate(data)}
+        for row in rows:
+            row["bound_reason"] = reasons[row["variable"]]
     if saved is not None:
-        _save_chains(saved, labels, variables, args, root, scan.length)
+        _save_chains(saved, data, args)
 
-    warnings = _warnings_for(rows, chains, args.start)
     r_hats = [r["r_hat"] for r in rows if r["r_hat"] is not None]
-    result = {"n_vars": model.n_vars, "chains": chains, "draws": draws, "scan_length": scan.length, "seed": root,
-              "start": args.start, "site_updates": chains * draws * scan.length,
+    result = {"n_vars": model.n_vars, "chains": chains, "draws": draws, "scan_length": int(data.posterior.attrs["scan_length"]),
+              "seed": root, "start": args.start, "site_updates": chains * draws * int(data.posterior.attrs["scan_length"]),
+              "evidence": [{"variable": i, "state": k} for i, k in evidence.items()],
               "converged": all(r["converged"] for r in rows),
               "marginals_not_converged": sum(not r["converged"] for r in rows),
               "max_r_hat": max(r_hats) if r_hats else None,
               "min_ess_bulk": min((r["ess_bulk"] for r in rows if r["ess_bulk"] is not None), default=None),
               "saved_chains": None if saved is None else str(saved), "marginals": rows}
+    if args.certify:
+        bounds = [r["bound"] for r in rows]
+        result["certified_variables"] = len({r["variable"] for r in rows if r["bound"] is not None})
+        result["max_bound"] = None if any(b is None for b in bounds) else max(bounds, default=None)
     return result, warnings
+
+
+def _certificate(data) -> list[dict]:
+    import json
+
+    return json.loads(data.posterior.attrs["certificate"])
 
 
 def _number(value) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-def _row(variable: int, state: int, stats: dict, m: int, complement: bool = False) -> dict:
-    """One reported marginal; ``complement``: P(state 0) of a binary variable from the diagnostics of state 1."""
-    r_hat = stats["r_hat"][m]
-    mean = stats["mean"][m]
-    return {"variable": variable, "state": state, "probability": float(1.0 - mean if complement else mean),
-            "std_error": _number(stats["mcse"][m]), "r_hat": _number(r_hat), "ess_bulk": _number(stats["ess_bulk"][m]),
-            "ess_tail": _number(stats["ess_tail"][m]), "converged": bool(np.isfinite(r_hat) and r_hat <= RHAT_THRESHOLD)}
+def _row(record: dict, certify: bool) -> dict:
+    row = {"variable": int(record["variable"]), "state": int(record["state"]),
+           "probability": float(record["probability"]), "std_error": _number(record["std_error"]),
+           "r_hat": _number(record["r_hat"]), "ess_bulk": _number(record["ess_bulk"]),
+           "ess_tail": _number(record["ess_tail"]), "converged": bool(record["converged"])}
+    if certify:
+        row["bound"] = _number(record["bound"])
+        row["bound_average"] = _number(record["bound_average"])
+    return row
 
 
-def _warnings_for(rows: list[dict], chains: int, start: str) -> list[str]:
-    bad = [r for r in rows if not r["converged"]]
-    if not bad:
-        return []
-    finite = [r for r in bad if r["r_hat"] is not None]
-    worst = max(finite, key=lambda r: r["r_hat"]) if finite else bad[0]
-    detail = (f"largest {worst['r_hat']:.3g} at variable {worst['variable']}" if finite
-              else f"e.g. variable {worst['variable']}, whose chains never changed it")
-    starts = "dispersed random starts" if start == "random" else f"all chains starting at label {start}"
-    return [f"split R-hat exceeds {RHAT_THRESHOLD} or is undefined for {len(bad)} of {len(rows)} marginals "
-            f"({detail}): the {chains} chains ({starts}) disagree or never moved, so these estimates and their "
-            "standard errors are not reliable; use a longer scan or more --draws, and check the saved chains"]
-
-
-def _save_chains(path, labels: np.ndarray, variables: np.ndarray, args, root: int, scan_length: int) -> None:
+def _save_chains(path, data, args) -> None:
     from dogs.io import atomic_path
 
-    az = _arviz()
-    data = az.from_dict(posterior={"label": labels}, coords={"variable": variables}, dims={"label": ["variable"]},
-                        attrs={"model": str(args.model), "scan": str(args.scan), "scan_length": scan_length,
-                               "seed": root, "start": str(args.start)})
+    data.posterior.attrs.update({"model": str(args.model), "scan": str(args.scan)})
     with atomic_path(path) as tmp:
         data.to_netcdf(str(tmp))

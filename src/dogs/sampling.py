@@ -1,0 +1,400 @@
+r"""One sampling call: a model and a scan in, ArviZ ``InferenceData`` out (DoGS Algorithm 1, several chains).
+
+:func:`sample` runs ``chains`` Gibbs chains (:func:`dogs.samplers.run_gibbs` for ±1 models,
+:func:`dogs.samplers.run_discrete_gibbs` otherwise), each from its own start (by default labels drawn
+uniformly at random, so the chains start dispersed), through the scan ``draws`` times; the state after
+each pass is one draw. Each pass is a Gibbs kernel that leaves the model's distribution invariant, so
+every chain is a Markov chain on the model. The draws are the posterior group of an
+``arviz.InferenceData``: the variable ``label`` with dimensions ``(chain, draw, variable)``, states as
+labels ``0 .. K_i - 1`` (for a ±1 model label 0 is the spin -1), coordinates ``variable`` = the
+model's own indices.
+
+Evidence (:mod:`dogs.models.evidence`): the chains run on the conditioned model; the observed
+variables are left out of the draws (they never change) and listed in the attribute ``evidence``; the
+reported variables keep their original indices. A scan given as indices is in original indices too:
+its steps on observed variables are skipped (updating an observed variable leaves it unchanged) and a
+``-1`` step picks one of the unobserved variables uniformly; a named scan is built over the
+unobserved variables.
+
+Certificate (``certify=True``, :mod:`dogs.certificates`): for every reported variable ``i``, DoGS
+Theorem 8 with :math:`d = e_i` bounds the total-variation distance between the marginal of
+:math:`X_i` after one pass and its stationary (conditional) marginal, from any start; the attribute
+``certificate`` (JSON) holds that bound, and the bound on the bias of the average over all recorded
+draws, :math:`\frac1K \sum_{k \le K} \min(1, \mathcal V_k(i))`, or ``null`` with the reason where the
+bound is vacuous (:math:`\ge 1`).
+
+:func:`marginals` turns the draws into estimates of every :math:`P(X_i = k)`: the mean of the
+indicator draws :math:`1[X_i = k]`, ArviZ's rank-normalised split :math:`\hat R` and bulk and tail
+effective sample sizes (Vehtari, Gelman, Simpson, Carpenter & Bürkner 2021), and the Monte Carlo
+standard error of the mean (``arviz.mcse``: the draws' standard deviation over the square root of their
+effective sample size). A marginal with :math:`\hat R > 1.01` (:data:`RHAT_THRESHOLD`) or whose
+indicator never changed is not ``converged``.
+
+Warnings (:class:`SamplingWarning`, through :mod:`warnings`): when a certificate is vacuous for some
+variable, and when some marginal has not converged. A progress bar (tqdm, on standard error) appears
+on runs longer than two seconds when standard error is a terminal, and a one-line notice says so when
+the Gibbs kernels are compiled for the first time (numba's on-disk cache holds no compiled kernel yet;
+compilation takes seconds, once per version of the kernels).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from dogs.models.binary import BinaryPairwiseMRF
+from dogs.models.discrete import DiscretePairwiseMRF
+from dogs.models.evidence import condition
+from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
+
+__all__ = ["RHAT_THRESHOLD", "SamplingWarning", "diagnose", "import_arviz", "marginals", "sample", "sampling_warnings",
+           "scan_given_evidence", "scan_in_original"]
+
+#: Largest split R-hat taken as converged (Vehtari et al. 2021).
+RHAT_THRESHOLD = 1.01
+#: Seconds a run lasts before its progress bar appears.
+PROGRESS_DELAY_SECONDS = 2.0
+
+
+class SamplingWarning(UserWarning):
+    """A certificate that certifies nothing, or chains that have not converged."""
+
+
+def import_arviz():
+    """``arviz``, imported without its import-time announcements (ArviZ 0.2x announces a coming refactor)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import arviz
+
+    return arviz
+
+
+def diagnose(indicators: np.ndarray) -> dict[str, np.ndarray]:
+    """ArviZ diagnostics of indicator draws ``(chains, draws, marginals)``: mean, mcse, r_hat, ess_bulk, ess_tail.
+
+    Marginals whose draws are all equal get NaN for everything but the mean.
+    """
+    az = import_arviz()
+    values = np.asarray(indicators, dtype=np.float64)
+    out = {"mean": values.mean(axis=(0, 1))}
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # e.g. "more chains than draws", which is no error here
+        dataset = az.convert_to_dataset({"x": values})
+        out["r_hat"] = np.asarray(az.rhat(dataset, method="rank")["x"].values, dtype=np.float64)
+        out["ess_bulk"] = np.asarray(az.ess(dataset, method="bulk")["x"].values, dtype=np.float64)
+        out["ess_tail"] = np.asarray(az.ess(dataset, method="tail")["x"].values, dtype=np.float64)
+        out["mcse"] = np.asarray(az.mcse(dataset, method="mean")["x"].values, dtype=np.float64)
+    constant = values.min(axis=(0, 1)) == values.max(axis=(0, 1))
+    for key in ("r_hat", "ess_bulk", "ess_tail", "mcse"):
+        out[key][constant] = np.nan
+    return out
+
+
+def _whole(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _scan_for(scan, length, conditioned) -> Scan:
+    """The scan over the reduced model's variables (see the module docstring)."""
+    m = conditioned.model.n_vars
+    if isinstance(scan, str):
+        if scan not in SCAN_NAMES:
+            raise ValueError(f"unknown scan {scan!r}; give one of {', '.join(SCAN_NAMES)}, a Scan or indices")
+        steps = m if length is None else _whole(length, "length", 1)
+        return make_scan(scan, m, steps)
+    if length is not None:
+        raise ValueError("length sets the length of a named scan; a Scan or index sequence has its own")
+    return scan_given_evidence(scan, conditioned)
+
+
+def scan_given_evidence(scan, conditioned) -> Scan:
+    """A scan in the original numbering (a :class:`Scan` or indices) as a scan of ``conditioned.model``.
+
+    Steps on observed variables are dropped (an update of an observed variable leaves it unchanged); a
+    ``-1`` step stays a uniform step, now over the unobserved variables. :func:`scan_in_original` goes back.
+    """
+    m = conditioned.model.n_vars
+    if isinstance(scan, Scan):
+        if scan.n_vars != conditioned.n_vars:
+            raise ValueError(f"the scan is over {scan.n_vars} variables, the model has {conditioned.n_vars}")
+        indices = np.asarray(scan.indices, dtype=np.int64)
+    else:
+        indices = np.asarray(Scan(np.asarray(scan), conditioned.n_vars).indices, dtype=np.int64)
+    reduced_index = np.full(conditioned.n_vars, -2, dtype=np.int64)
+    reduced_index[conditioned.free] = np.arange(m)
+    mapped = np.where(indices == UNIFORM, UNIFORM, reduced_index[np.maximum(indices, 0)])
+    mapped = mapped[mapped != -2]
+    if mapped.size == 0:
+        raise ValueError("the scan updates no unobserved variable: every step is on an observed one")
+    return Scan(mapped, m)
+
+
+def scan_in_original(scan: Scan, conditioned) -> np.ndarray:
+    """The indices of a scan of ``conditioned.model`` in the original numbering (``-1`` stays ``-1``)."""
+    indices = np.asarray(scan.indices, dtype=np.int64)
+    return np.where(indices == UNIFORM, UNIFORM, conditioned.free[np.maximum(indices, 0)])
+
+
+def _starts(start, cards: np.ndarray, chains: int, conditioned, rng) -> np.ndarray:
+    """Starting labels ``(chains, m)`` of the reduced model."""
+    if isinstance(start, str):
+        if start != "dispersed":
+            raise ValueError(f"start must be 'dispersed', a label or an array of labels, got {start!r}")
+        return (rng.random((chains, cards.size)) * cards).astype(np.int64)
+    if isinstance(start, (int, np.integer)) and not isinstance(start, bool):
+        if not 0 <= start < int(cards.min()):
+            raise ValueError(f"start label must lie in 0..{int(cards.min()) - 1} (a label every variable has), "
+                             f"got {start}")
+        return np.full((chains, cards.size), int(start), dtype=np.int64)
+    labels = np.asarray(start)
+    if labels.ndim == 1:
+        labels = np.broadcast_to(labels, (chains, labels.size))
+    if labels.shape != (chains, conditioned.n_vars) or not np.issubdtype(labels.dtype, np.integer):
+        raise ValueError(f"start must be integer labels of shape ({conditioned.n_vars},) or ({chains}, "
+                         f"{conditioned.n_vars}), got shape {labels.shape} of {labels.dtype}")
+    labels = labels[:, conditioned.free].astype(np.int64)
+    if np.any(labels < 0) or np.any(labels >= cards):
+        raise ValueError("start holds a label outside 0..K_i - 1")
+    return labels
+
+
+def _kernel_cache_empty(stem: str) -> bool:
+    """True when numba's on-disk cache holds no compiled ``stem`` kernel (it will compile on first use)."""
+    from numba.core import config
+
+    folder = Path(config.CACHE_DIR or ".")
+    try:
+        return not any(folder.rglob(f"{stem}*.nbi"))
+    except OSError:
+        return False
+
+
+def _notice_compilation(binary: bool) -> None:
+    if binary:
+        from dogs._kernels.gibbs import gibbs_chains as kernel
+        stem = "gibbs.gibbs_chain"
+    else:
+        from dogs._kernels.discrete_gibbs import discrete_gibbs_chains as kernel
+        stem = "discrete_gibbs.discrete_gibbs_chain"
+    if not kernel.signatures and _kernel_cache_empty(stem):
+        print("dogs: compiling the Gibbs sampling kernels (first run of this version; about 10-20 s, cached "
+              "afterwards)", file=sys.stderr, flush=True)
+
+
+def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int = 250, seed=0,
+           start="dispersed", evidence=None, certify: bool = False, variables=None, influence=None,
+           progress: bool | None = None):
+    r"""Gibbs draws of ``model`` from ``chains`` chains through ``scan``, as ``arviz.InferenceData``.
+
+    Parameters
+    ----------
+    model : BinaryPairwiseMRF or DiscretePairwiseMRF
+    scan : "systematic", "uniform", Scan or sequence of int
+        A named scan of ``length`` steps (default: one sweep, as many steps as unobserved variables;
+        ``systematic`` is :func:`dogs.scans.make_scan`'s), or the indices of one pass (``-1`` = a
+        uniformly chosen variable), in the model's numbering.
+    length : int, optional
+        Steps of a named scan.
+    chains, draws : int
+        Number of chains (>= 1) and of recorded passes per chain (>= 4, for split R-hat).
+    seed : int or numpy.random.SeedSequence
+        Same seed, same draws: ``SeedSequence(seed).spawn(draws + 1)`` gives the starts' stream and one
+        stream per pass.
+    start : "dispersed", int, or array of labels
+        ``dispersed``: every chain from labels drawn uniformly; an int: that label everywhere; an array
+        ``(p,)`` or ``(chains, p)`` of labels (observed entries are ignored).
+    evidence : dict, optional
+        ``{variable: label}``: sample the conditional distribution given it (module docstring).
+    certify : bool
+        Add the Theorem 8 certificate of every reported variable (module docstring, :mod:`dogs.certificates`).
+    variables : sequence of int, optional
+        Record these variables only (original indices, unobserved); default all unobserved.
+    influence : sparse matrix, optional
+        :math:`\bar C` of the conditioned model for the certificate (default
+        :func:`dogs.bounds.influence_bound` with ``auto``: Theorem 11 for ±1 models, 10 otherwise).
+    progress : bool, optional
+        Show a progress bar (default: when standard error is a terminal; it appears after two seconds).
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior.label`` ``(chain, draw, variable)``; attributes (``posterior.attrs``): ``n_vars``,
+        ``scan_length`` (steps per pass, over the unobserved variables), ``seed``, ``start``, ``binary``,
+        and JSON texts ``cardinalities`` (of the reported variables), ``evidence`` and ``certificate``
+        (``null`` unless ``certify``).
+
+    Warns
+    -----
+    SamplingWarning
+        Vacuous certificates (with ``certify``); marginals with split R-hat above :data:`RHAT_THRESHOLD`.
+
+    Examples
+    --------
+    >>> from dogs.models import grid_model
+    >>> data = sample(grid_model(3, 3, 0.2), chains=2, draws=20, seed=0, progress=False)
+    >>> data.posterior["label"].shape
+    (2, 20, 9)
+    """
+    if not isinstance(model, (BinaryPairwiseMRF, DiscretePairwiseMRF)):
+        raise TypeError(f"model must be a BinaryPairwiseMRF or DiscretePairwiseMRF, got {type(model).__name__}")
+    chains = _whole(chains, "chains", 1)
+    draws = _whole(draws, "draws", 4)
+    conditioned = condition(model, evidence or {})
+    reduced = conditioned.model
+    binary = isinstance(reduced, BinaryPairwiseMRF)
+    cards = reduced.cardinalities if not binary else np.full(reduced.n_vars, 2, dtype=np.int64)
+    one_pass = _scan_for(scan, length, conditioned)
+    recorded = _recorded(variables, conditioned)
+    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    streams = root.spawn(draws + 1)
+    state = _starts(start, cards, chains, conditioned, np.random.default_rng(streams[0]))
+    if binary:
+        state = (2 * state - 1).astype(np.int8)
+    certificate = None
+    if certify:
+        from dogs.bounds import influence_bound
+        from dogs.certificates import marginal_certificate
+
+        bound = influence_bound(reduced) if influence is None else influence
+        certificate = marginal_certificate(one_pass, bound, passes=draws)
+    _notice_compilation(binary)
+    labels = _run(reduced, one_pass, state, streams[1:], recorded, binary, progress)
+
+    original = conditioned.free[recorded]
+    attrs = {"n_vars": int(conditioned.n_vars), "scan_length": int(one_pass.length),
+             "seed": str(root.entropy), "start": str(start) if isinstance(start, (str, int)) else "array",
+             "binary": int(binary), "cardinalities": json.dumps(cards[recorded].tolist()),
+             "evidence": json.dumps({str(k): v for k, v in conditioned.evidence.items()}),
+             "certificate": json.dumps(None if certificate is None else _certificate_json(certificate, recorded,
+                                                                                          original))}
+    az = import_arviz()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = az.from_dict(posterior={"label": labels}, coords={"variable": original},
+                            dims={"label": ["variable"]})
+    data.posterior.attrs.update(attrs)  # from_dict's attrs= does not reach the posterior group in ArviZ 0.23
+    for message in sampling_warnings(data):
+        warnings.warn(message, SamplingWarning, stacklevel=2)
+    return data
+
+
+def _recorded(variables, conditioned) -> np.ndarray:
+    """Reduced indices of the variables to record."""
+    if variables is None:
+        return np.arange(conditioned.model.n_vars)
+    chosen = np.unique(np.asarray(variables, dtype=np.int64).ravel())
+    if chosen.size == 0 or chosen.min() < 0 or chosen.max() >= conditioned.n_vars:
+        raise ValueError(f"variables must be indices in 0..{conditioned.n_vars - 1}")
+    observed = [int(i) for i in chosen if int(i) in conditioned.evidence]
+    if observed:
+        raise ValueError(f"variable {observed[0]} is observed (evidence): it has no sampled marginal")
+    reduced_index = np.full(conditioned.n_vars, -1, dtype=np.int64)
+    reduced_index[conditioned.free] = np.arange(conditioned.free.size)
+    return reduced_index[chosen]
+
+
+def _run(model, one_pass, state, streams, recorded, binary, progress) -> np.ndarray:
+    from dogs.samplers import run_discrete_gibbs, run_gibbs
+
+    chains, draws = state.shape[0], len(streams)
+    cards_max = 2 if binary else int(model.cardinalities.max())
+    labels = np.empty((chains, draws, recorded.size), dtype=np.int8 if cards_max <= 127 else np.int32)
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    passes = range(draws)
+    if show:
+        from tqdm import tqdm
+
+        passes = tqdm(passes, total=draws, desc="sampling", unit="pass", file=sys.stderr, delay=PROGRESS_DELAY_SECONDS,
+                      leave=False)
+    for k in passes:
+        if binary:
+            state = run_gibbs(model, one_pass, seed=streams[k], n_chains=chains, initial_state=state).states
+            labels[:, k, :] = (state[:, recorded] + 1) // 2
+        else:
+            state = run_discrete_gibbs(model, one_pass, seed=streams[k], n_chains=chains, initial_state=state).states
+            labels[:, k, :] = state[:, recorded]
+    return labels
+
+
+def _certificate_json(certificate, recorded: np.ndarray, original: np.ndarray) -> list[dict]:
+    return [{"variable": int(i), "bound": certificate.bound(int(r)), "bound_average": certificate.average_bound(int(r)),
+             "reason": certificate.reason(int(r))} for r, i in zip(recorded.tolist(), original.tolist())]
+
+
+def marginals(data):
+    """Estimates of every ``P(X_i = k)`` of :func:`sample`'s draws, as a ``pandas.DataFrame``.
+
+    Columns ``variable`` (original index), ``state``, ``probability`` (mean of the indicator draws),
+    ``std_error`` (``arviz.mcse``), ``r_hat``, ``ess_bulk``, ``ess_tail`` (NaN where the indicator never
+    changed), ``converged`` (R-hat defined and at most :data:`RHAT_THRESHOLD`), and with a certificate
+    ``bound`` and ``bound_average`` (NaN where vacuous; see :mod:`dogs.certificates`).
+    """
+    import pandas as pd
+
+    posterior = data.posterior
+    labels = np.asarray(posterior["label"].values)
+    variables = np.asarray(posterior["variable"].values, dtype=np.int64)
+    cards = json.loads(posterior.attrs["cardinalities"])
+    binary = bool(posterior.attrs["binary"])
+    certificate = json.loads(posterior.attrs.get("certificate", "null"))
+    bounds = {row["variable"]: row for row in certificate} if certificate else {}
+    rows = []
+    if binary:
+        stats = diagnose(labels)
+        for m, i in enumerate(variables.tolist()):
+            rows += [_row(i, k, stats, m, complement=k == 0) for k in (0, 1)]
+    else:
+        offsets = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
+        indicators = np.empty(labels.shape[:2] + (int(offsets[-1]),), dtype=np.int8)
+        for m in range(variables.size):
+            for k in range(cards[m]):
+                indicators[:, :, offsets[m] + k] = labels[:, :, m] == k
+        stats = diagnose(indicators)
+        for m, i in enumerate(variables.tolist()):
+            rows += [_row(i, k, stats, int(offsets[m]) + k) for k in range(cards[m])]
+    table = pd.DataFrame(rows, columns=["variable", "state", "probability", "std_error", "r_hat", "ess_bulk",
+                                        "ess_tail", "converged"])
+    if certificate is not None:
+        for key in ("bound", "bound_average"):
+            table[key] = [np.nan if bounds[i][key] is None else bounds[i][key] for i in table["variable"]]
+    return table
+
+
+def _row(variable: int, state: int, stats: dict, m: int, complement: bool = False) -> dict:
+    r_hat, mean = stats["r_hat"][m], stats["mean"][m]
+    return {"variable": variable, "state": state, "probability": float(1.0 - mean if complement else mean),
+            "std_error": float(stats["mcse"][m]), "r_hat": float(r_hat), "ess_bulk": float(stats["ess_bulk"][m]),
+            "ess_tail": float(stats["ess_tail"][m]), "converged": bool(np.isfinite(r_hat) and r_hat <= RHAT_THRESHOLD)}
+
+
+def sampling_warnings(data, table=None) -> list[str]:
+    """The warnings of :func:`sample` for its draws ``data``: vacuous certificates, unconverged marginals."""
+    posterior = data.posterior
+    out = []
+    certificate = json.loads(posterior.attrs.get("certificate", "null"))
+    if certificate:
+        vacuous = [row for row in certificate if row["bound"] is None]
+        if vacuous:
+            out.append(f"the certificate is vacuous for {len(vacuous)} of {len(certificate)} variables (e.g. "
+                       f"variable {vacuous[0]['variable']}: {vacuous[0]['reason']}); their bias is not bounded "
+                       "(use a longer scan, or a DoGS scan targeting them)")
+    table = marginals(data) if table is None else table
+    bad = table[~table["converged"]]
+    if len(bad):
+        finite = bad[np.isfinite(bad["r_hat"])]
+        detail = (f"largest {finite['r_hat'].max():.3g} at variable {int(finite.loc[finite['r_hat'].idxmax(), 'variable'])}"
+                  if len(finite) else f"e.g. variable {int(bad['variable'].iloc[0])}, whose chains never changed it")
+        start = posterior.attrs.get("start", "dispersed")
+        starts = ("dispersed random starts" if start in ("dispersed", "random")
+                  else f"all chains starting at label {start}" if start.isdigit() else "the given starts")
+        n_chains = posterior.sizes["chain"]
+        out.append(f"split R-hat exceeds {RHAT_THRESHOLD} or is undefined for {len(bad)} of {len(table)} marginals "
+                   f"({detail}): the {n_chains} chains ({starts}) disagree or never moved, so these estimates and "
+                   "their standard errors are not reliable; use a longer scan or more draws, and check the chains")
+    return out
