@@ -36,7 +36,7 @@ import argparse
 import os
 import sys
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_TOO_LARGE", "EXIT_UNEXPECTED", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_TOO_LARGE", "EXIT_UNEXPECTED", "main", "package_version", "plain_text"]
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_BAD_INPUT, EXIT_TOO_LARGE = 0, 1, 2, 3
 
@@ -52,9 +52,10 @@ def _parser() -> argparse.ArgumentParser:
     from dogs.cli._commands import cmd_bound, cmd_exact, cmd_scan
     from dogs.cli._sample import cmd_sample
 
-    parser = _Parser(prog="dogs", description=__doc__.split("\n\n")[0],
+    parser = _Parser(prog="dogs", description=plain_text(__doc__.split("\n\n")[0]),
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog="Exit codes: 0 success, 2 bad input, 3 too large, 1 internal error.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     methods = ["auto", "theorem10", "theorem11", "theorem12", "exact"]
 
@@ -77,9 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", help="file of p non-negative weights d, not all zero (text or .npy)")
     p.add_argument("--budget", help="length T of a systematic or uniform base scan")
     p.add_argument("--base", default="systematic",
-                   help="base scan: systematic (q_t = e_((t mod p)+1)), uniform, or a file of indices")
+                   help="base scan: systematic (step t = 0, 1, ... updates variable t mod p: sweeps start on "
+                        "variable 0), uniform, or a file of indices")
     p.add_argument("--epsilon", help="target variation (a number, or 'base' for the base scan's own): the shortest "
-                                     "power-of-two DoGS scan below it and below 1 (length doubling, DoGS §5.2)")
+                                     "DoGS scan at or below it and below 1, found by length doubling (DoGS §5.2) "
+                                     "up to the budget, then bisection")
     p.add_argument("--iterate", action="store_true", help="iterate Algorithm 2 until it stops improving")
     p.add_argument("--method", choices=methods, default="auto", help="influence bound (as for 'dogs bound')")
     p.add_argument("--out", help="write the DoGS scan's indices here (.txt: one per line, or .npy)")
@@ -104,6 +107,24 @@ def _parser() -> argparse.ArgumentParser:
                    help="treewidth guard: largest total clique-table size (default 2^27)")
     p.set_defaults(run=cmd_exact)
     return parser
+
+
+def package_version() -> str:
+    """The installed ``dogs`` package's version, from its metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dogs")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def plain_text(text: str) -> str:
+    """Help text without reST markup: ``literal`` and :role:`target` become plain words (argparse prints raw)."""
+    import re
+
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    return text.replace("``", "")
 
 
 def main(argv=None) -> int:
