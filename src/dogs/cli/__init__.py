@@ -59,9 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     methods = ["auto", "theorem10", "theorem11", "theorem12", "exact"]
 
-    def common(p):
+    def common(p, formats=("json", "csv"), format_help="output format (default json)"):
         p.add_argument("model", help="model file: .uai (MARKOV network) or a dogs binary .npz")
-        p.add_argument("--format", choices=["json", "csv"], default="json", help="output format (default json)")
+        p.add_argument("--format", choices=list(formats), default="json", help=format_help)
         p.add_argument("--max-memory-gb", default=None,
                        help="memory limit of the resource guard (default: 80%% of this machine's memory)")
 
@@ -86,10 +86,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--iterate", action="store_true", help="iterate Algorithm 2 until it stops improving")
     p.add_argument("--method", choices=methods, default="auto", help="influence bound (as for 'dogs bound')")
     p.add_argument("--out", help="write the DoGS scan's indices here (.txt: one per line, or .npy)")
+    p.add_argument("--plot", help="grid-shaped models: write a map of how often the DoGS scan visits each site, "
+                                  "with its certificate, to this .png file")
     p.set_defaults(run=cmd_scan)
 
     p = sub.add_parser("sample", help="Gibbs estimates of marginals, with ArviZ R-hat, ESS and standard errors")
-    common(p)
+    common(p, ("json", "csv", "uai-mar"), "output format (default json; uai-mar: the UAI competition's MAR "
+                                          "result format, every variable's marginal)")
     p.add_argument("--scan", required=True, help="systematic, uniform, or a file of indices (from 'dogs scan')")
     p.add_argument("--length", help="length of a systematic or uniform scan (not with a scan file)")
     p.add_argument("--chains", default="4", help="chains, each from its own start (default 4)")
@@ -99,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="'random' (default: every chain from uniformly random labels) or a label K for every variable")
     p.add_argument("--vars", help="report these variables only (comma separated; default all)")
     p.add_argument("--save-chains", help="write the draws as ArviZ InferenceData (netCDF, a .nc file name)")
+    p.add_argument("--plot", help="grid-shaped models: write a map of the estimated P(X_i = 1) to this .png file")
     p.set_defaults(run=cmd_sample)
 
     p = sub.add_parser("exact", help="junction-tree marginals and log Z")

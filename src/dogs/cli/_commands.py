@@ -24,6 +24,7 @@ from dogs.cli._checks import InputError, TooLargeError, count, non_negative_floa
 from dogs.cli._guard import Guard
 from dogs.cli._models import HigherOrderBinary, load_model, pairwise_only
 from dogs.cli._output import write_bound, write_scan
+from dogs.cli._plots import check_plot, plot_scan
 
 __all__ = ["cmd_bound", "cmd_exact", "cmd_scan", "make_scan", "scan_comparison", "scan_summary"]
 
@@ -130,6 +131,7 @@ def cmd_scan(args, guard: Guard):
     model, _ = load_model(args.model, guard)
     p = model.n_vars
     d = _weights(args, p, guard)
+    plot = check_plot(args.plot, model)
     base = make_scan(args.base, p, budget, "--budget", guard)
     bound = _bound(model, args.method, guard)
     base_variation = float(dobrushin_variation(base, d, bound))
@@ -159,6 +161,8 @@ def cmd_scan(args, guard: Guard):
     dogs_variation = float(result.variation)
     if out is not None:
         write_scan(result.scan.indices, out)
+    if plot is not None:
+        plot_scan(plot, result.scan.indices, np.flatnonzero(d), base_variation, dogs_variation)
     row_sums = np.asarray(bound.sum(axis=1)).ravel()
     base_vacuous, dogs_vacuous = base_variation >= 1, dogs_variation >= 1
     if base_vacuous or dogs_vacuous:

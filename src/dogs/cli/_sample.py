@@ -32,6 +32,7 @@ from dogs.cli._checks import InputError, count, output_path, seed as parse_seed
 from dogs.cli._commands import make_scan
 from dogs.cli._guard import Guard
 from dogs.cli._models import cardinalities, load_model, pairwise_only
+from dogs.cli._plots import check_mar_request, check_plot, plot_sample
 
 __all__ = ["RHAT_THRESHOLD", "cmd_sample", "diagnose"]
 
@@ -105,6 +106,8 @@ def cmd_sample(args, guard: Guard):
     if args.start != "random":
         count(args.start, "--start", minimum=0)
     model = pairwise_only(load_model(args.model, guard)[0], "sample")
+    check_mar_request(args.format, args.vars)
+    plot = check_plot(args.plot, model)
     cards = cardinalities(model)
     variables = _variables(args.vars, model.n_vars)
     binary = isinstance(model, BinaryPairwiseMRF)
@@ -151,6 +154,8 @@ def cmd_sample(args, guard: Guard):
               "max_r_hat": max(r_hats) if r_hats else None,
               "min_ess_bulk": min((r["ess_bulk"] for r in rows if r["ess_bulk"] is not None), default=None),
               "saved_chains": None if saved is None else str(saved), "marginals": rows}
+    if plot is not None:
+        plot_sample(plot, result)
     return result, warnings
 
 
