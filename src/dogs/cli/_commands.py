@@ -186,7 +186,7 @@ def cmd_scan(args, guard: Guard):
 
 
 def scan_comparison(base_variation: float, dogs_variation: float, base_length: int, dogs_length: int) -> dict:
-    """DoGS against its base as two ratios, each named for its direction, and one sentence saying both.
+    r"""DoGS against its base as two ratios, each named for its direction, and one sentence saying both.
 
     ``variation_ratio_dogs_over_base`` is :math:`\mathcal V_{DoGS} / \min(1, \mathcal V_{base})` (below 1:
     DoGS certifies a smaller error), reported only when the DoGS variation is below 1 (a vacuous bound
