@@ -52,6 +52,7 @@ rule benchmarks:
     """DoGS §5.2 footnote 1 and §4.2: speed of the core library (Gibbs step, DoGS setup on 10^6 variables, Algorithm 2 scaling); results/benchmarks/summary.md."""
     input:
         result("benchmarks/summary.md"),
+        figure("benchmarks/uai_mar.png"),
 
 
 rule scaling:

@@ -153,3 +153,29 @@ rule summarise_benchmarks:
 
 
 CLAIM_FILES.append(result("claims/benchmarks.json"))
+
+
+# ---- Marginal accuracy at a fixed time budget on UAI'08-style grids with evidence (DoGS, systematic, pgmpy)
+rule benchmark_uai_mar:
+    output:
+        json=result("benchmarks/uai_mar.json"),
+        png=report(
+            figure("benchmarks/uai_mar.png"),
+            caption="captions/benchmark_uai_mar.rst",
+            category="benchmarks",
+            subcategory="Marginal accuracy",
+        ),
+    log:
+        result("logs/benchmarks/uai_mar.log"),
+    priority: CLOCKED
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES
+    params:
+        python=PYTHON,
+        sides="3 4" if config["smoke"] else "3 6 10 20",
+        seconds=0.5 if config["smoke"] else 5,
+        seed=config["root_seed"],
+    shell:
+        "{params.python} -m dogs.benchmarks.uai_mar --out {output.json} --figure {output.png} --sides {params.sides}"
+        " --seconds {params.seconds} --seed {params.seed} > {log} 2>&1"

@@ -233,7 +233,7 @@ def test_vacuous_certificates_are_marked(frozen_grid, capsys):
     code, out, err = run_cli(["scan", str(frozen_grid), "--target", "0", "--budget", "2000"], capsys)
     scan = json.loads(out)
     assert code == EXIT_OK and scan["base_variation"] > 1 and scan["dogs_variation"] > 1
-    assert scan["vacuous"] and scan["base_vacuous"] and scan["dogs_vacuous"] and scan["improvement"] is None
+    assert scan["vacuous"] and scan["base_vacuous"] and scan["dogs_vacuous"] and scan["variation_ratio_dogs_over_base"] is None
     assert "bounds nothing" in err
     code, out, _ = run_cli(["scan", str(frozen_grid), "--target", "0", "--budget", "2000", "--format", "csv"], capsys)
     header, row = out.strip().splitlines()

@@ -310,7 +310,7 @@ def test_length_doubling_errors_when_input_too_short():
     rng = np.random.default_rng(16)
     influence = random_influence(rng, 10, 0.3, 0.9)
     scan = systematic_scan(10, 20)
-    with pytest.raises(ValueError, match="exceeds the input scan length"):
+    with pytest.raises(ValueError, match="not even the whole input scan"):
         length_doubling_dogs(scan, np.ones(10), influence, epsilon=1e-12)
 
 

@@ -38,7 +38,7 @@ import argparse
 import os
 import sys
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_TOO_LARGE", "EXIT_UNEXPECTED", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_TOO_LARGE", "EXIT_UNEXPECTED", "main", "package_version", "plain_text"]
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_BAD_INPUT, EXIT_TOO_LARGE = 0, 1, 2, 3
 
@@ -54,15 +54,16 @@ def _parser() -> argparse.ArgumentParser:
     from dogs.cli._commands import cmd_bound, cmd_exact, cmd_scan
     from dogs.cli._sample import cmd_sample
 
-    parser = _Parser(prog="dogs", description=__doc__.split("\n\n")[0],
+    parser = _Parser(prog="dogs", description=plain_text(__doc__.split("\n\n")[0]),
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog="Exit codes: 0 success, 2 bad input, 3 too large, 1 internal error.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     methods = ["auto", "theorem10", "theorem11", "theorem12", "exact"]
 
-    def common(p):
+    def common(p, formats=("json", "csv"), format_help="output format (default json)"):
         p.add_argument("model", help="model file: .uai (MARKOV network) or a dogs binary .npz")
-        p.add_argument("--format", choices=["json", "csv"], default="json", help="output format (default json)")
+        p.add_argument("--format", choices=list(formats), default="json", help=format_help)
         p.add_argument("--evidence", metavar="FILE",
                        help="UAI evidence file (.evid: n, then n pairs 'variable value'): condition on it; results "
                             "keep the model's indices and leave observed variables out")
@@ -82,16 +83,21 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", help="file of p non-negative weights d, not all zero (text or .npy)")
     p.add_argument("--budget", help="length T of a systematic or uniform base scan")
     p.add_argument("--base", default="systematic",
-                   help="base scan: systematic (q_t = e_((t mod p)+1)), uniform, or a file of indices")
+                   help="base scan: systematic (step t = 0, 1, ... updates variable t mod p: sweeps start on "
+                        "variable 0), uniform, or a file of indices")
     p.add_argument("--epsilon", help="target variation (a number, or 'base' for the base scan's own): the shortest "
-                                     "power-of-two DoGS scan below it and below 1 (length doubling, DoGS §5.2)")
+                                     "DoGS scan at or below it and below 1, found by length doubling (DoGS §5.2) "
+                                     "up to the budget, then bisection")
     p.add_argument("--iterate", action="store_true", help="iterate Algorithm 2 until it stops improving")
     p.add_argument("--method", choices=methods, default="auto", help="influence bound (as for 'dogs bound')")
     p.add_argument("--out", help="write the DoGS scan's indices here (.txt: one per line, or .npy)")
+    p.add_argument("--plot", help="grid-shaped models: write a map of how often the DoGS scan visits each site, "
+                                  "with its certificate, to this .png file")
     p.set_defaults(run=cmd_scan)
 
     p = sub.add_parser("sample", help="Gibbs estimates of marginals, with ArviZ R-hat, ESS and standard errors")
-    common(p)
+    common(p, ("json", "csv", "uai-mar"), "output format (default json; uai-mar: the UAI competition's MAR "
+                                          "result format, every variable's marginal)")
     p.add_argument("--scan", required=True, help="systematic, uniform, or a file of indices (from 'dogs scan')")
     p.add_argument("--length", help="length of a systematic or uniform scan (not with a scan file)")
     p.add_argument("--chains", default="4", help="chains, each from its own start (default 4)")
@@ -106,6 +112,7 @@ def _parser() -> argparse.ArgumentParser:
                         "of its marginal after one pass of the scan from its stationary marginal, 'bound_average' "
                         "on the bias of the reported average over the draws (mean over k of min(1, variation of k "
                         "passes)); null with 'bound_reason' where 1 or more (vacuous)")
+    p.add_argument("--plot", help="grid-shaped models: write a map of the estimated P(X_i = 1) to this .png file")
     p.set_defaults(run=cmd_sample)
 
     p = sub.add_parser("exact", help="junction-tree marginals and log Z")
@@ -114,6 +121,24 @@ def _parser() -> argparse.ArgumentParser:
                    help="treewidth guard: largest total clique-table size (default 2^27)")
     p.set_defaults(run=cmd_exact)
     return parser
+
+
+def package_version() -> str:
+    """The installed ``dogs`` package's version, from its metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dogs")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def plain_text(text: str) -> str:
+    """Help text without reST markup: ``literal`` and :role:`target` become plain words (argparse prints raw)."""
+    import re
+
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    return text.replace("``", "")
 
 
 def main(argv=None) -> int:

@@ -6,8 +6,11 @@ distance never exceeds 1: a variation :math:`\ge 1` certifies nothing. So
 
 - every variation is reported with a ``*_vacuous`` flag (variation :math:`\ge 1`) and a warning on
   standard error when it is set;
-- the improvement of a DoGS scan over its base is :math:`\min(1, \mathcal V_{base}) / \mathcal V_{DoGS}`
-  and is reported only when the DoGS variation is below 1 (two vacuous bounds improve nothing);
+- DoGS is compared with its base by ratios named for their direction: ``variation_ratio_dogs_over_base``
+  (:math:`\mathcal V_{DoGS} / \min(1, \mathcal V_{base})`, lower is better for DoGS, reported only when
+  the DoGS variation is below 1: two vacuous bounds improve nothing) and ``length_ratio_dogs_over_base``
+  (an ``--epsilon`` search may return a much shorter scan that only meets the target: then the variation
+  ratio is above 1 by design and the length ratio is the gain);
 - an ``--epsilon`` target is met only by a variation below 1 as well as at most the target;
 - ``dogs bound`` flags a bound whose largest row sum reaches 1: Dobrushin's condition then fails and
   the bound certifies no mixing by itself (a particular scan's variation may still fall below 1).
@@ -30,8 +33,9 @@ from dogs.cli._evidence import conditioned_model
 from dogs.cli._guard import Guard
 from dogs.cli._models import HigherOrderBinary, load_model, pairwise_only
 from dogs.cli._output import write_bound, write_scan
+from dogs.cli._plots import check_plot, plot_scan
 
-__all__ = ["cmd_bound", "cmd_exact", "cmd_scan", "make_scan"]
+__all__ = ["cmd_bound", "cmd_exact", "cmd_scan", "make_scan", "scan_comparison", "scan_summary"]
 
 #: Largest double below 1: the effective ``--epsilon`` target when the requested one is 1 or more.
 _BELOW_ONE = float(np.nextafter(1.0, 0.0))
@@ -87,14 +91,18 @@ def _in_original(bound, conditioned):
 
 
 def make_scan(spec: str, n_vars: int, length: int | None, option: str, guard: Guard):
-    """A systematic or uniform scan of ``length`` steps, or the scan in a file (then ``length`` must be None)."""
-    from dogs.scans.base import explicit_scan, paper_systematic_scan, uniform_scan
+    """A systematic or uniform scan of ``length`` steps, or the scan in a file (then ``length`` must be None).
+
+    ``systematic`` is the library's :func:`dogs.scans.base.systematic_scan`: step ``t = 0, 1, ...``
+    updates variable ``t mod p``, so every sweep starts on variable 0 and ends on variable ``p - 1``.
+    """
+    from dogs.scans.base import explicit_scan, systematic_scan, uniform_scan
 
     if spec in ("systematic", "uniform"):
         if length is None:
             raise InputError(f"a {spec} scan needs its length: give {option}")
         guard.scan(option, length)
-        return paper_systematic_scan(n_vars, length) if spec == "systematic" else uniform_scan(n_vars, length)
+        return systematic_scan(n_vars, length) if spec == "systematic" else uniform_scan(n_vars, length)
     if length is not None:
         raise InputError(f"{option} sets the length of a systematic or uniform scan; the scan file {spec} has its "
                          f"own length, so leave {option} out")
@@ -144,6 +152,8 @@ def cmd_scan(args, guard: Guard):
     model, _ = load_model(args.model, guard)
     p = model.n_vars
     d = _weights(args, p, guard)
+    targets = np.flatnonzero(d)  # in the model's own indices, before any conditioning
+    plot = check_plot(args.plot, model)
     base = make_scan(args.base, p, budget, "--budget", guard)
     reduced, conditioned = conditioned_model(args.evidence, model)
     if conditioned is not None:
@@ -160,14 +170,20 @@ def cmd_scan(args, guard: Guard):
     warnings = []
     if args.epsilon is not None:
         target = base_variation if args.epsilon == "base" else non_negative_float(args.epsilon, "--epsilon")
+        goal = min(target, _BELOW_ONE)
         try:
-            result = length_doubling_dogs(base, d, bound, min(target, _BELOW_ONE))
+            result = length_doubling_dogs(base, d, bound, goal, bisect=True)
         except ValueError as exc:
             why = (f" (the target {target:.4g} is >= 1, which any variation meets without certifying anything, so "
                    "a variation below 1 was sought)" if target >= 1 else "")
             raise InputError(f"--epsilon {args.epsilon}: no DoGS scan reached the target{why}: {exc}") from None
-        out_fields = {"mode": "length doubling", "epsilon": target, "target_met": True,
+        out_fields = {"mode": "length doubling and bisection", "epsilon": target, "target_met": True,
                       "lengths_tried": result.lengths_tried.tolist()}
+        if result.length == len(base.indices) and result.dogs_result.early_stop_step == result.length:
+            # No shorter scan met the target and early stopping kept the whole base scan unchanged: optimise
+            # every step instead, so the answer is a DoGS scan of the base length with a lower variation.
+            result = dogs_scan(base, d, bound)
+            out_fields["mode"] = "length doubling and bisection (no shorter scan met the target: every step optimised)"
     elif args.iterate:
         result = iterated_dogs(base, d, bound)
         out_fields = {"mode": "iterated"}
@@ -182,23 +198,64 @@ def cmd_scan(args, guard: Guard):
         indices = scan_in_original(result.scan, conditioned)
     if out is not None:
         write_scan(indices, out)
+    if plot is not None:
+        plot_scan(plot, indices[indices >= 0], targets, base_variation, dogs_variation)
     row_sums = np.asarray(bound.sum(axis=1)).ravel()
     base_vacuous, dogs_vacuous = base_variation >= 1, dogs_variation >= 1
-    improvement = min(1.0, base_variation) / dogs_variation if 0 < dogs_variation < 1 else None
     if base_vacuous or dogs_vacuous:
         which = "both variations are" if base_vacuous and dogs_vacuous else (
             "the base scan's variation is" if base_vacuous else "the DoGS scan's variation is")
         warnings.append(f"{which} >= 1 (base {base_variation:.3g}, DoGS {dogs_variation:.3g}): a variation >= 1 "
                         "bounds nothing (total variation never exceeds 1)"
-                        + ("; no improvement is reported" if dogs_vacuous else ""))
+                        + ("; no variation ratio is reported" if dogs_vacuous else ""))
+    if out is None:
+        warnings.append("the DoGS scan was not saved (its summary is printed); give --out SCAN.txt or SCAN.npy to "
+                        "keep it for 'dogs sample --scan'")
     result_fields = {
         "n_vars": p, "observed": len(conditioned.evidence) if conditioned is not None else 0, "base": args.base,
         "base_length": len(base.indices), "base_variation": base_variation,
         "base_vacuous": base_vacuous, "dogs_length": len(result.scan.indices), "dogs_variation": dogs_variation,
-        "dogs_vacuous": dogs_vacuous, "vacuous": dogs_vacuous, "improvement": improvement,
+        "dogs_vacuous": dogs_vacuous, "vacuous": dogs_vacuous,
+        **scan_comparison(base_variation, dogs_variation, len(base.indices), len(result.scan.indices)),
         "max_row_sum": float(row_sums.max(initial=0.0)), "dobrushin_condition": bool(row_sums.max(initial=0.0) < 1),
-        **out_fields, "out": None if out is None else str(out)}
+        **out_fields, **scan_summary(indices, p),
+        "saved": out is not None, "out": None if out is None else str(out)}
     return result_fields, warnings
+
+
+def scan_comparison(base_variation: float, dogs_variation: float, base_length: int, dogs_length: int) -> dict:
+    r"""DoGS against its base as two ratios, each named for its direction, and one sentence saying both.
+
+    ``variation_ratio_dogs_over_base`` is :math:`\mathcal V_{DoGS} / \min(1, \mathcal V_{base})` (below 1:
+    DoGS certifies a smaller error), reported only when the DoGS variation is below 1 (a vacuous bound
+    improves nothing). With ``--epsilon`` DoGS may pick a much *shorter* scan that only meets the target,
+    so its variation can be far above a long base scan's; the length ratio says what was gained.
+    """
+    variation_ratio = dogs_variation / min(1.0, base_variation) if 0 < base_variation and dogs_variation < 1 else None
+    if dogs_variation == 0 and base_variation == 0:
+        variation_ratio = 1.0
+    length_ratio = dogs_length / base_length
+    if variation_ratio is None:
+        text = f"the DoGS variation is {dogs_variation:.3g} (>= 1: vacuous), so no variation ratio is reported"
+    else:
+        text = (f"DoGS variation / base variation = {variation_ratio:.3g} (lower is better for DoGS: "
+                f"{'DoGS certifies less error' if variation_ratio < 1 else 'DoGS certifies no less error'})")
+    text += (f"; DoGS length / base length = {length_ratio:.3g} (lower is better for DoGS: "
+             f"{dogs_length} vs {base_length} steps)")
+    return {"variation_ratio_dogs_over_base": variation_ratio, "length_ratio_dogs_over_base": length_ratio,
+            "comparison": text}
+
+
+def scan_summary(indices: np.ndarray, n_vars: int, shown: int = 10) -> dict:
+    """What a scan does, in a few numbers: distinct variables, the most visited ones, its last steps."""
+    steps = np.asarray(indices)
+    deterministic = steps[steps >= 0]
+    visits = np.bincount(deterministic, minlength=n_vars)
+    top = np.argsort(-visits, kind="stable")[:min(shown, n_vars)]
+    return {"scan_distinct_variables": int(np.count_nonzero(visits)),
+            "scan_uniform_steps": int(steps.size - deterministic.size),
+            "scan_most_visited": [{"variable": int(i), "visits": int(visits[i])} for i in top if visits[i] > 0],
+            "scan_last_steps": steps[-shown:].tolist()}
 
 
 def cmd_exact(args, guard: Guard):

@@ -31,8 +31,16 @@ def _clean(value):
 
 
 def print_result(result: dict, fmt: str, stream) -> None:
-    """JSON (everything), or CSV: the marginals when there are any, else one row of the summary fields."""
+    """JSON (everything); CSV: the marginals when there are any, else one row of the summary fields; or UAI MAR."""
     result = _clean(result)
+    if fmt == "uai-mar":  # the UAI competition's MAR result format (dogs.uai_mar)
+        from dogs.uai_mar import format_uai_mar
+
+        tables: dict[int, dict[int, float]] = {}
+        for row in result["marginals"]:
+            tables.setdefault(row["variable"], {})[row["state"]] = row["probability"]
+        stream.write(format_uai_mar([[states[k] for k in sorted(states)] for _, states in sorted(tables.items())]))
+        return
     if fmt == "json":
         json.dump(result, stream, indent=2)
         stream.write("\n")

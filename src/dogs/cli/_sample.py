@@ -47,7 +47,8 @@ from dogs.cli._checks import InputError, count, output_path, seed as parse_seed
 from dogs.cli._commands import make_scan
 from dogs.cli._evidence import load_evidence
 from dogs.cli._guard import Guard
-from dogs.cli._models import load_model, pairwise_only
+from dogs.cli._models import cardinalities, load_model, pairwise_only
+from dogs.cli._plots import check_mar_request, check_plot, plot_sample
 from dogs.sampling import RHAT_THRESHOLD, diagnose
 
 __all__ = ["RHAT_THRESHOLD", "cmd_sample", "diagnose"]
@@ -76,11 +77,13 @@ def cmd_sample(args, guard: Guard):
     start = "dispersed" if args.start == "random" else count(args.start, "--start", minimum=0)
     model = pairwise_only(load_model(args.model, guard)[0], "sample")
     evidence = load_evidence(args.evidence, model)
+    check_mar_request(args.format, args.vars)
+    plot = check_plot(args.plot, model)
     variables = _variables(args.vars, model.n_vars)
     if variables is not None and any(int(i) in evidence for i in variables):
         observed = next(int(i) for i in variables if int(i) in evidence)
         raise InputError(f"--vars names variable {observed}, which the evidence observes: it has no sampled marginal")
-    cards = model.cardinalities if hasattr(model, "cardinalities") else np.full(model.n_vars, 2)
+    cards = cardinalities(model)
     if start != "dispersed" and start >= int(cards.min()):
         raise InputError(f"--start must be 'random' or a label every variable has (0..{int(cards.min()) - 1}), "
                          f"got {args.start}")
@@ -116,6 +119,14 @@ def cmd_sample(args, guard: Guard):
         bounds = [r["bound"] for r in rows]
         result["certified_variables"] = len({r["variable"] for r in rows if r["bound"] is not None})
         result["max_bound"] = None if any(b is None for b in bounds) else max(bounds, default=None)
+    if plot is not None:
+        certificate = ""
+        if args.certify:
+            worst = result["max_bound"]
+            certificate = ("certificate (DoGS Thm 8): bias of every average <= "
+                           + (f"{max(r['bound_average'] for r in rows):.3g}" if worst is not None else
+                              "vacuous for some variable (>= 1)"))
+        plot_sample(plot, result, certificate)
     return result, warnings
 
 

@@ -88,7 +88,15 @@ class Scan:
 
 
 def systematic_scan(n_vars: int, length: int, order=None) -> Scan:
-    """Systematic scan ``q_t = e_{(t mod p) + 1}`` (row-major on a grid), or cycling through ``order``."""
+    r"""Systematic scan: step ``t = 0, 1, ..., T - 1`` updates variable ``t mod p`` (or ``order[t mod len(order)]``).
+
+    In the paper's 1-based notation :math:`q_t = e_{((t - 1) \bmod p) + 1}` for ``t = 1..T``: every sweep
+    *starts* on variable 0 and ends on variable ``p - 1`` (row-major on a grid). This is the meaning of
+    "systematic" throughout the library and the ``dogs`` command (``--scan systematic``,
+    ``--base systematic``). DoGS §2.1 writes :math:`q_t = e_{(t \bmod p) + 1}`, whose sweeps end on
+    variable 0 instead; that phase is :func:`paper_systematic_scan`, kept for the experiments that
+    reproduce the paper's figures.
+    """
     n_vars, length = _check_n_vars(n_vars), _check_length(length)
     if order is None:
         order = np.arange(n_vars)
@@ -102,12 +110,14 @@ def systematic_scan(n_vars: int, length: int, order=None) -> Scan:
 
 
 def paper_systematic_scan(n_vars: int, length: int) -> Scan:
-    r"""The systematic scan exactly as DoGS §2.1 writes it: :math:`q_t = e_{(t \bmod p) + 1}` for ``t = 1..T``.
+    r"""The paper-convention systematic scan, exactly as DoGS §2.1 writes it: :math:`q_t = e_{(t \bmod p) + 1}`.
 
-    In 0-based indices this visits ``1, 2, ..., p - 1, 0, 1, ...``: every sweep *ends* on
-    variable 0. For a target at variable 0 (``d = e_1``) this phase matters: with it the
-    §5.2 length-doubling search stops at length 16, as the paper reports; with
-    :func:`systematic_scan` (sweeps starting at variable 0) it stops at length 4.
+    For ``t = 1..T`` in 0-based indices this visits ``1, 2, ..., p - 1, 0, 1, ...``: every sweep *ends*
+    on variable 0, one step later than the library's :func:`systematic_scan` (which the ``dogs``
+    command uses). It exists for the experiments that reproduce the paper's numbers: for a target at
+    variable 0 (``d = e_1``) the phase matters -- with it the §5.2 length-doubling search stops at length
+    16, as the paper reports; with :func:`systematic_scan` it stops at length 4. Use
+    :func:`systematic_scan` elsewhere.
     """
     n_vars = _check_n_vars(n_vars)
     return systematic_scan(n_vars, length, order=np.roll(np.arange(n_vars), -1))

@@ -162,7 +162,7 @@ class LengthDoublingResult:
     epsilon : float
         The target.
     lengths_tried : ndarray of int
-        Every ``T~`` tried, in order (the last one is ``length``).
+        Every ``T~`` tried, in order (without ``bisect`` the last one is ``length``).
     variations_tried : ndarray of float
         DoGS variation reached at each ``T~``.
     dogs_result : DoGSResult
@@ -359,14 +359,26 @@ def iterated_dogs(
 
 
 def length_doubling_dogs(
-    input_scan: Scan, weights, influence, epsilon: float, start_length: int = 2
+    input_scan: Scan, weights, influence, epsilon: float, start_length: int = 2, bisect: bool = False
 ) -> LengthDoublingResult:
-    r"""Shortest power-of-two DoGS scan meeting a Dobrushin-variation target (DoGS §5.2).
+    r"""Shortest DoGS scan meeting a Dobrushin-variation target, by length doubling (DoGS §5.2).
 
-    For :math:`\tilde T = ` ``start_length``, ``2 start_length``, ``4 start_length``, ...: run
-    Algorithm 2 (early stopping at ``epsilon``) on the first :math:`\tilde T` steps of ``input_scan``;
-    accept the first DoGS scan with :math:`\mathcal V \le \epsilon`. In §5.2 the input is a systematic
-    scan of length ``T`` and ``epsilon`` its own variation.
+    For :math:`\tilde T = ` ``start_length``, ``2 start_length``, ``4 start_length``, ... (while below
+    the input length ``T``), and finally :math:`\tilde T = T` itself: run Algorithm 2 (early stopping at
+    ``epsilon``) on the first :math:`\tilde T` steps of ``input_scan``; accept the first DoGS scan with
+    :math:`\mathcal V \le \epsilon`. In §5.2 the input is a systematic scan of length ``T`` and
+    ``epsilon`` its own variation. Any ``T`` works: when it is not ``start_length`` times a power of two,
+    the last length tried is ``T`` (the whole input), not the next power of two.
+
+    With ``bisect=True``, once a length :math:`\tilde T` meets the target and the one before it
+    (:math:`\tilde T / 2`, or the previous length) did not, the lengths between them are bisected and
+    the shortest length found to meet the target is accepted (Algorithm 2's output is not guaranteed to
+    improve monotonically with the length, so this is the shortest on the bisection path, which is at
+    most the doubling answer). ``bisect=False`` (the default) is the paper's scheme.
+
+    At the whole input length with ``epsilon`` at least the input's own variation, early stopping fires
+    before the first step and the input comes back unchanged (Algorithm 2 as written); run
+    :func:`dogs_scan` without ``epsilon`` to optimise it at that length instead.
 
     Parameters
     ----------
@@ -378,6 +390,8 @@ def length_doubling_dogs(
         Target Dobrushin variation (``>= 0``).
     start_length : int
         First :math:`\tilde T` (``>= 1``, at most the input length).
+    bisect : bool
+        Refine the accepted length by bisection between the last failing and the first accepted length.
 
     Returns
     -------
@@ -387,8 +401,8 @@ def length_doubling_dogs(
     Raises
     ------
     ValueError
-        If the next :math:`\tilde T` would exceed the input length before the target is met
-        (the message lists every length tried and its variation).
+        If not even the whole input length meets the target (the message lists every length tried and
+        its variation).
     """
     started = time.perf_counter()
     input_scan = as_scan(input_scan, "input_scan")
@@ -399,34 +413,52 @@ def length_doubling_dogs(
         raise TypeError(f"start_length must be an integer, got {type(start_length).__name__}")
     if start_length < 1:
         raise ValueError(f"start_length must be >= 1, got {start_length}")
+    if not isinstance(bisect, bool):
+        raise TypeError(f"bisect must be True or False, got {bisect!r}")
     if start_length > input_scan.length:
         raise ValueError(f"start_length = {start_length} exceeds the input scan length {input_scan.length}")
 
     lengths: list[int] = []
     variations: list[float] = []
-    length = int(start_length)
     support = support_of(d)
     workspace = _Workspace(input_scan.n_vars)
-    while True:
-        result = _run_dogs(input_scan.indices[:length], input_scan.n_vars, d, matrix, eps, time.perf_counter(), support,
-                           workspace)
+
+    def attempt(length: int) -> DoGSResult:
+        result = _run_dogs(input_scan.indices[:length], input_scan.n_vars, d, matrix, eps, time.perf_counter(),
+                           support, workspace)
         lengths.append(length)
         variations.append(result.variation)
+        return result
+
+    failed, length = 0, int(start_length)
+    while True:
+        result = attempt(length)
         if result.variation <= eps:
-            return LengthDoublingResult(
-                scan=result.scan,
-                variation=result.variation,
-                length=length,
-                epsilon=eps,
-                lengths_tried=np.asarray(lengths, dtype=np.int64),
-                variations_tried=np.asarray(variations),
-                dogs_result=result,
-                elapsed_seconds=time.perf_counter() - started,
-            )
-        if 2 * length > input_scan.length:
+            break
+        if length == input_scan.length:
             tried = ", ".join(f"{n}: {v:.3e}" for n, v in zip(lengths, variations))
             raise ValueError(
-                f"length doubling did not reach epsilon = {eps:.3e}: the next length {2 * length} exceeds the "
-                f"input scan length {input_scan.length} (lengths tried and DoGS variations: {tried})"
+                f"length doubling did not reach epsilon = {eps:.3e}: not even the whole input scan (length "
+                f"{input_scan.length}) did (lengths tried and DoGS variations: {tried})"
             )
-        length *= 2
+        failed, length = length, min(2 * length, input_scan.length)
+    accepted, accepted_length = result, length
+    if bisect:
+        low, high = failed, accepted_length  # low fails (or is 0), high meets the target
+        while high - low > 1:
+            middle = (low + high) // 2
+            trial = attempt(middle)
+            if trial.variation <= eps:
+                high, accepted, accepted_length = middle, trial, middle
+            else:
+                low = middle
+    return LengthDoublingResult(
+        scan=accepted.scan,
+        variation=accepted.variation,
+        length=accepted_length,
+        epsilon=eps,
+        lengths_tried=np.asarray(lengths, dtype=np.int64),
+        variations_tried=np.asarray(variations),
+        dogs_result=accepted,
+        elapsed_seconds=time.perf_counter() - started,
+    )
