@@ -150,6 +150,18 @@ def test_sample_writes_the_uai_mar_format(grid_files, tmp_path, capsys):
     assert code == EXIT_BAD_INPUT and "every variable" in err
 
 
+def test_uai_mar_with_evidence_lists_every_variable_observed_ones_as_point_masses(grid_files, tmp_path, capsys):
+    evidence = tmp_path / "grid.evid"
+    evidence.write_text("2 5 1 10 0\n")
+    code, out, err = run_cli(["sample", grid_files["pgmpy"], "--scan", "systematic", "--length", "32", "--draws", "10",
+                              "--evidence", evidence, "--format", "uai-mar"], capsys)
+    assert code == EXIT_OK, err
+    tables = parse_uai_mar(out)
+    assert len(tables) == 16 and all(t.size == 2 for t in tables)
+    assert tables[5].tolist() == [0.0, 1.0] and tables[10].tolist() == [1.0, 0.0]
+    assert all(abs(t.sum() - 1) < 1e-12 for t in tables)
+
+
 def test_mar_round_trip_and_malformed_text():
     tables = [np.array([0.25, 0.75]), np.array([0.1, 0.2, 0.7])]
     text = format_uai_mar(tables)

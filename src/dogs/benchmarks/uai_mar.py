@@ -5,9 +5,8 @@ Run ``python -m dogs.benchmarks.uai_mar --out results/benchmarks/uai_mar.json --
 Models: ``side x side`` open ±1 grids (:func:`dogs.models.binary.grid_model`) with couplings and fields
 drawn uniformly from ``[-coupling, coupling]`` and ``[-field, field]`` (seeded), the shape of the UAI'08
 "grids" benchmark. Evidence: ``--evidence`` variables (drawn without replacement) are observed at
-random spins and the model is conditioned on them here, by substitution: an observed spin ``s_j`` is
-removed and adds :math:`\theta_{ij} s_j` to the field of each neighbour ``i`` (exact for a pairwise
-model). Exact marginals of the conditioned model come from the junction tree
+random spins and the model is conditioned on them (:func:`dogs.models.evidence.condition`: an observed
+spin ``s_j`` is removed and adds :math:`\theta_{ij} s_j` to the field of each neighbour ``i``). Exact marginals of the conditioned model come from the junction tree
 (:func:`dogs.exact.junction_tree.junction_tree_marginals`).
 
 Each sampler runs ``--chains`` chains from random starts for ``--seconds`` of wall time (compilation
@@ -36,32 +35,13 @@ import numpy as np
 from dogs.bounds import influence_bound
 from dogs.exact.junction_tree import junction_tree_marginals
 from dogs.io import machine_info, write_json
-from dogs.models.binary import BinaryPairwiseMRF, grid_model
+from dogs.models.binary import grid_model
+from dogs.models.evidence import condition
 from dogs.samplers import run_gibbs
 from dogs.scans import dogs_scan, systematic_scan
 from dogs.seeds import make_rng
 
-__all__ = ["condition_on_spins", "hellinger", "main"]
-
-
-def condition_on_spins(model: BinaryPairwiseMRF, observed: dict[int, int]) -> tuple[BinaryPairwiseMRF, np.ndarray]:
-    """The ±1 model conditioned on ``observed`` spins, and the original index of each kept variable."""
-    kept = np.array([i for i in range(model.n_vars) if i not in observed], dtype=np.int64)
-    new_index = -np.ones(model.n_vars, dtype=np.int64)
-    new_index[kept] = np.arange(kept.size)
-    h = model.h.copy()
-    edges, theta = [], []
-    for (i, j), t in zip(model.edges.tolist(), model.theta.tolist()):
-        if i in observed and j in observed:
-            continue
-        if j in observed:
-            h[i] += t * observed[j]
-        elif i in observed:
-            h[j] += t * observed[i]
-        else:
-            edges.append((new_index[i], new_index[j]))
-            theta.append(t)
-    return BinaryPairwiseMRF(np.array(edges, dtype=np.int64).reshape(-1, 2), np.array(theta), h[kept]), kept
+__all__ = ["hellinger", "main"]
 
 
 def hellinger(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -124,8 +104,8 @@ def main(argv=None) -> dict:
         full = grid_model(side, side, rng.uniform(-args.coupling, args.coupling, 2 * side * (side - 1)),
                           rng.uniform(-args.field, args.field, p))
         observed_vars = rng.choice(p, size=min(args.evidence, p - 1), replace=False)
-        observed = {int(i): int(s) for i, s in zip(observed_vars, rng.choice([-1, 1], size=observed_vars.size))}
-        model, kept = condition_on_spins(full, observed)
+        observed = {int(i): int(label) for i, label in zip(observed_vars, rng.choice([0, 1], size=observed_vars.size))}
+        model = condition(full, observed).model  # label 0 is spin -1, label 1 is spin +1
         exact = np.array([m[1] for m in junction_tree_marginals(model).node_marginals])
         samplers = {"systematic": None, "dogs": None}
         if side <= args.pgmpy_max_side:

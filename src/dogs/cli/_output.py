@@ -30,16 +30,30 @@ def _clean(value):
     return value
 
 
+def _mar_tables(result: dict) -> list[list[float]]:
+    """Every variable's marginal in the model's order: observed variables (``--evidence``) as point masses, and a
+    binary variable reported by its state 1 only as ``[1 - p, p]``."""
+    tables: dict[int, dict[int, float]] = {}
+    for row in result["marginals"]:
+        tables.setdefault(row["variable"], {})[row["state"]] = row["probability"]
+    for observed in result.get("evidence", []):
+        tables[observed["variable"]] = {k: float(k == observed["state"]) for k in range(observed["cardinality"])}
+    out = []
+    for variable in range(result["n_vars"]):
+        states = tables[variable]
+        if set(states) == {1}:
+            states = {0: 1.0 - states[1], 1: states[1]}
+        out.append([states[k] for k in sorted(states)])
+    return out
+
+
 def print_result(result: dict, fmt: str, stream) -> None:
     """JSON (everything); CSV: the marginals when there are any, else one row of the summary fields; or UAI MAR."""
     result = _clean(result)
     if fmt == "uai-mar":  # the UAI competition's MAR result format (dogs.uai_mar)
         from dogs.uai_mar import format_uai_mar
 
-        tables: dict[int, dict[int, float]] = {}
-        for row in result["marginals"]:
-            tables.setdefault(row["variable"], {})[row["state"]] = row["probability"]
-        stream.write(format_uai_mar([[states[k] for k in sorted(states)] for _, states in sorted(tables.items())]))
+        stream.write(format_uai_mar(_mar_tables(result)))
         return
     if fmt == "json":
         json.dump(result, stream, indent=2)

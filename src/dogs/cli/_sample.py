@@ -109,7 +109,7 @@ def cmd_sample(args, guard: Guard):
     r_hats = [r["r_hat"] for r in rows if r["r_hat"] is not None]
     result = {"n_vars": model.n_vars, "chains": chains, "draws": draws, "scan_length": int(data.posterior.attrs["scan_length"]),
               "seed": root, "start": args.start, "site_updates": chains * draws * int(data.posterior.attrs["scan_length"]),
-              "evidence": [{"variable": i, "state": k} for i, k in evidence.items()],
+              "evidence": [{"variable": i, "state": k, "cardinality": int(cards[i])} for i, k in evidence.items()],
               "converged": all(r["converged"] for r in rows),
               "marginals_not_converged": sum(not r["converged"] for r in rows),
               "max_r_hat": max(r_hats) if r_hats else None,

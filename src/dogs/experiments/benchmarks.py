@@ -21,6 +21,8 @@ def memory_needed(s: dict) -> dict[str, float]:
         "benchmarks.dogs_side": s["dogs_side"] ** 2 * (BYTES_PER_VARIABLE + 2 * BYTES_PER_STEP),
         "benchmarks.pgmpy_side": 8.0 * 2 ** min(s["pgmpy_side"] * 2, 1000) * 4,  # a junction-tree clique table
         "benchmarks.binary_bm_size": s["binary_bm_size"] ** 2 * 8 * 16 + s["binary_hmc_samples"] * s["binary_bm_size"] * 8,
+        # the junction tree of the largest grid: cliques of about side + 1 binary variables
+        "benchmarks.uai_mar_sides": 8.0 * 2.0 ** (max(s["uai_mar_sides"]) + 1) * max(s["uai_mar_sides"]) ** 2,
     }
 
 
@@ -37,6 +39,9 @@ def work_needed(s: dict) -> list[Work]:
         Work("benchmark_binary_samplers", {"benchmarks.repeats": s["repeats"],
                                            "benchmarks.binary_hmc_samples": s["binary_hmc_samples"],
                                            "benchmarks.binary_bm_size": 81 + s["binary_bm_size"] ** 2}),
+        # three samplers for uai_mar_seconds of wall time on every grid, plus the exact marginals of each grid
+        Work("benchmarks_uai_mar", {"benchmarks.uai_mar_sides": sum(2.0 ** side * side ** 2 for side in s["uai_mar_sides"])},
+             seconds=3 * len(s["uai_mar_sides"]) * s["uai_mar_seconds"]),
     ]
 
 
