@@ -36,7 +36,7 @@ import argparse
 import os
 import sys
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_TOO_LARGE", "EXIT_UNEXPECTED", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_TOO_LARGE", "EXIT_UNEXPECTED", "build_parser", "main"]
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_BAD_INPUT, EXIT_TOO_LARGE = 0, 1, 2, 3
 
@@ -104,6 +104,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="treewidth guard: largest total clique-table size (default 2^27)")
     p.set_defaults(run=cmd_exact)
     return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``dogs`` argument parser, every subcommand and option with its help (the documentation's command
+    reference is generated from it, and a test fails for an option without help)."""
+    return _parser()
 
 
 def main(argv=None) -> int:
