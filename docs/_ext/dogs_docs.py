@@ -306,6 +306,26 @@ def claims_page(stem: str, title: str, rows: list[dict], results: dict[str, dict
     return "\n".join(lines)
 
 
+#: Which rows of the "Deviations and choices" table of docs/paper-vs-ours.md each paper page shows (by its "where").
+DEVIATION_PREFIX = {"dogs": ("DoGS",), "he2016": ("He et al.",), "liu-domke": ("DoGS §5.3",), "annular": ("AA",)}
+
+
+def deviations_page(stem: str, paper_vs_ours: str) -> str:
+    """The rows of the deviations table of ``docs/paper-vs-ours.md`` whose "where" names paper ``stem``."""
+    text = paper_vs_ours.split("## Deviations and choices", 1)[-1]
+    table = [line for line in text.splitlines() if line.startswith("|")]
+    if len(table) < 2:
+        raise ValueError("docs/paper-vs-ours.md lost its table of deviations and choices")
+    rows = [line for line in table[2:] if line.split("|")[1].strip().startswith(DEVIATION_PREFIX[stem])]
+    if not rows:
+        return "None of the deviations table's rows is specific to this paper.\n"
+    # links of paper-vs-ours.md, made relative to docs/papers/ (where the rows are included)
+    rows = [re.sub(r"\]\((?!https?:|\.\./)([^)]*)\)",
+                   lambda m: f"](../paper-vs-ours.md{m.group(1)})" if m.group(1).startswith("#") else f"](../{m.group(1)})",
+                   row) for row in rows]
+    return "\n".join(table[:2] + rows) + "\n"
+
+
 # ------------------------------------------------------------------------------------------ API reference
 def api_page(title: str, modules: list[str]) -> str:
     lines = [f"# {title}", ""]
@@ -345,6 +365,9 @@ def generate(root: Path = ROOT) -> None:
     results = results_table(root / "docs" / "results" / "paper_vs_ours.csv")
     for stem, title, belongs in PAPERS:
         _write(out / f"claims-{stem}.md", claims_page(stem, title, [r for r in rows if belongs(r)], results))
+    paper_vs_ours = (root / "docs" / "paper-vs-ours.md").read_text(encoding="utf-8")
+    for stem in DEVIATION_PREFIX:
+        _write(out / f"deviations-{stem}.md", deviations_page(stem, paper_vs_ours))
     _write(out / "api.md", api_index())
     for stem, title, modules in API:
         _write(out / f"api-{stem}.md", api_page(title, modules))
