@@ -289,7 +289,7 @@ def claims_page(stem: str, title: str, rows: list[dict], results: dict[str, dict
                          ("Errata diagnostics", [r for r in rows if "errata" in r["id"]])):
         if not chosen:
             continue
-        lines += [f"### {kind}", ""]
+        lines += [f"**{kind}**", ""]
         if kind == "Errata diagnostics":
             lines += ["Rows that reproduce a defect of the authors' code as a labelled diagnostic (verdict "
                       "\"information\"): why the paper's numbers differ from ours "
