@@ -21,7 +21,9 @@ extensions = [
 ]
 
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "README.md", "**/.ipynb_checkpoints", "results/README.md"]
+# generated/claims-* and generated/deviations-* are parts of the paper pages ({include}), not pages
+exclude_patterns = ["_build", "README.md", "**/.ipynb_checkpoints", "results/README.md", "generated/claims-*",
+                    "generated/deviations-*"]
 root_doc = "index"
 
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
