@@ -4,7 +4,7 @@ reference pages cannot miss a config key or a command option.
 Code blocks. Every fenced ```python block of ``docs/**/*.md`` and ``README.md`` is executed, each on its own in a
 fresh namespace and an empty working directory, as a reader would paste it. Every fenced shell block (```bash,
 ```sh, ```shell, ```console) of the docs pages is executed too when it holds only ``dogs ...`` commands: on a
-small model (a 4x250 grid) written to ``model.uai`` in the working directory, through ``dogs.cli.main`` in this process
+small model (a 4x50 grid) written to ``model.uai`` in the working directory, through ``dogs.cli.main`` in this process
 (a line ``.venv/bin/dogs scan model.uai --out scan.txt`` runs as ``main(["scan", "model.uai", "--out",
 "scan.txt"])``), and it must exit 0. A block that must not run says so, with the reason, in an HTML comment on the
 line right above its fence (invisible on GitHub and on the site)::
@@ -79,8 +79,8 @@ def test_python_block_runs(path, code, tmp_path, monkeypatch):
         exec(compile(code, str(path), "exec"), {"__name__": "__main__"})
 
 
-def _tiny_model(path: Path, rows: int = 4, cols: int = 250) -> None:
-    """A 4x250 Ising grid in the UAI format, couplings 0.25 (DoGS §5.2's largest), a small field: 1000 variables, so
+def _tiny_model(path: Path, rows: int = 4, cols: int = 50) -> None:
+    X
     the docs' 2000-step scans are 2 sweeps as in §5.2, and treewidth 4, so ``dogs exact`` is instant."""
     n = rows * cols
     edges = [(cols * r + c, cols * r + c + 1) for r in range(rows) for c in range(cols - 1)]
