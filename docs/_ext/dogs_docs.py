@@ -236,6 +236,14 @@ def undocumented_cli_options(parser: argparse.ArgumentParser) -> list[str]:
     return missing
 
 
+def _help(action: argparse.Action, parser: argparse.ArgumentParser) -> str:
+    """An option's help as ``--help`` prints it (argparse's ``%(default)s`` and ``%%`` expanded)."""
+    try:
+        return (action.help or "") % {**vars(action), "prog": parser.prog}
+    except (KeyError, TypeError, ValueError):
+        return action.help or ""
+
+
 def cli_reference(parser: argparse.ArgumentParser) -> str:
     """The command reference page (MyST) of ``parser``: every subcommand's usage and options."""
     lines = [f"# The `{parser.prog}` command", "",
@@ -254,7 +262,7 @@ def cli_reference(parser: argparse.ArgumentParser) -> str:
             values = ", ".join(f"`{c}`" for c in action.choices) if action.choices else ""
             if action.required and action.option_strings:
                 default = "required"
-            lines.append("| " + " | ".join(_cell(x) for x in (names, default, values, action.help or "")) + " |")
+            lines.append("| " + " | ".join(_cell(x) for x in (names, default, values, _help(action, sub))) + " |")
         lines.append("")
     return "\n".join(lines)
 
