@@ -21,8 +21,9 @@ extensions = [
 ]
 
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
-# generated/claims-* and generated/deviations-* are parts of the paper pages ({include}), not pages
-exclude_patterns = ["_build", "README.md", "**/.ipynb_checkpoints", "results/README.md", "generated/claims-*",
+# results/: the committed results (read by the paper pages); generated/claims-* and generated/deviations-* are
+# parts of the paper pages ({include}), not pages
+exclude_patterns = ["_build", "README.md", "**/.ipynb_checkpoints", "results/**", "generated/claims-*",
                     "generated/deviations-*"]
 root_doc = "index"
 

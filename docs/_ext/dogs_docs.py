@@ -120,7 +120,8 @@ def config_comments(text: str) -> dict[str, str]:
         while stack and stack[-1][0] >= indent:
             stack.pop()
         stack.append((indent, match.group(2)))
-        out[".".join(name for _, name in stack)] = " ".join(comment)
+        inline = re.search(r"\s#\s*(.*)$", line)  # a comment after the value (values here hold no '#')
+        out[".".join(name for _, name in stack)] = " ".join(comment + ([inline.group(1)] if inline else []))
         comment = []
     return out
 
