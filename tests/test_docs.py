@@ -179,6 +179,29 @@ def test_the_reference_pages_list_every_key_and_option():
     assert options and not missing, f"options missing from the command reference: {missing}"
 
 
+def test_every_claim_row_is_on_a_paper_page():
+    from dogs.claims import load_paper_claims
+
+    rows = load_paper_claims(ROOT / "config" / "claims")
+    shown = {row["id"] for _, _, belongs in dogs_docs.PAPERS for row in rows if belongs(row)}
+    assert shown == {row["id"] for row in rows}, f"claim rows on no paper page: {sorted({r['id'] for r in rows} - shown)}"
+
+
+def test_a_committed_results_table_shows_on_the_paper_pages(tmp_path):
+    from dogs.claims import load_paper_claims
+
+    rows = [row for row in load_paper_claims(ROOT / "config" / "claims") if row["paper"] == "DoGS"][:2]
+    table = tmp_path / "paper_vs_ours.csv"
+    table.write_text("id,ours,verdict,verdict_by_seed\n"
+                     f"{rows[0]['id']},\"0.5, as measured\",reproduced,reproduced / partly\n")
+    results = dogs_docs.results_table(table)
+    page = dogs_docs.claims_page("dogs", "DoGS", rows, results)
+    assert "1 reproduced (1 of 2 rows)" in page
+    assert "*Ours.* 0.5, as measured — **reproduced** (by draw: reproduced / partly)" in page
+    assert dogs_docs.results_table(tmp_path / "absent.csv") == {}
+    assert "No results table is committed" in dogs_docs.claims_page("dogs", "DoGS", rows, {})
+
+
 # ---------------------------------------------------------------------------------------------- the site
 def test_the_site_builds_with_warnings_as_errors(tmp_path):
     """The whole site, notebooks executed afresh (no cache: a library change that breaks a tutorial fails here)."""
