@@ -187,6 +187,14 @@ def test_every_claim_row_is_on_a_paper_page():
     assert shown == {row["id"] for row in rows}, f"claim rows on no paper page: {sorted({r['id'] for r in rows} - shown)}"
 
 
+def test_the_paper_pages_name_existing_targets():
+    rules = set(re.findall(r"^rule (\w+):", "\n".join(
+        p.read_text() for p in [ROOT / "Snakefile", *sorted((ROOT / "rules").glob("*.smk"))]), re.M))
+    named = {name for page in sorted((DOCS / "papers").glob("*.md"))
+             for name in re.findall(r"`((?:fig|table)\w*)`", page.read_text(encoding="utf-8"))}
+    assert named and not named - rules, f"targets named on the paper pages that no rule defines: {sorted(named - rules)}"
+
+
 def test_a_committed_results_table_shows_on_the_paper_pages(tmp_path):
     from dogs.claims import load_paper_claims
 
