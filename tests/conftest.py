@@ -18,6 +18,7 @@ LONGEST_FIRST = (
     "test_compact_types.py",
     "test_fresh_clone.py",
     "test_toy_family.py",
+    "test_docs.py",  # builds the documentation site, notebooks executed (45-50 s on a busy 2-core machine)
 )
 
 

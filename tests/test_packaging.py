@@ -39,7 +39,8 @@ def test_every_dependency_is_locked_and_in_the_conda_environment():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     lock = _lock()
     required = [_name(r) for r in project["dependencies"]]
-    tests = [_name(r) for r in project["optional-dependencies"]["test"]]
+    extras = project["optional-dependencies"]
+    tests = [_name(r) for r in extras["test"] + extras["docs"]]
     missing = [name for name in required + tests if name not in lock]
     assert not missing, f"not pinned in envs/requirements.lock: {missing}"
 

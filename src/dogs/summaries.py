@@ -97,7 +97,7 @@ def first_staying_at_or_below(positions, values, level: float):
     return positions[order[start]].item() if start < order.size else None
 
 
-#: Consecutive lengths over which the median |bias| must be at most the level for :func:`bias_settles_at`.
+#: Consecutive lengths over which the median absolute bias must be at most the level for :func:`bias_settles_at`.
 SETTLE_WINDOW = 3
 
 

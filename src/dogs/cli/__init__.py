@@ -38,7 +38,8 @@ import argparse
 import os
 import sys
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_TOO_LARGE", "EXIT_UNEXPECTED", "main", "package_version", "plain_text"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_TOO_LARGE", "EXIT_UNEXPECTED", "build_parser", "main", "package_version",
+           "plain_text"]
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_BAD_INPUT, EXIT_TOO_LARGE = 0, 1, 2, 3
 
@@ -139,6 +140,12 @@ def plain_text(text: str) -> str:
 
     text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
     return text.replace("``", "")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``dogs`` argument parser, every subcommand and option with its help (the documentation's command
+    reference is generated from it, and a test fails for an option without help)."""
+    return _parser()
 
 
 def main(argv=None) -> int:

@@ -145,7 +145,7 @@ def fit_exponents(frame: pd.DataFrame, exponential: bool, fraction: float) -> di
 
 
 def _lower_terms_fit(n: np.ndarray, y: np.ndarray, gap: float) -> tuple[float, float, float]:
-    """Exponent, its standard error and the largest |residual| of ``log t = c + beta log n + log(1 + (b log n + d) / n^gap)``."""
+    """Exponent, its standard error and the largest absolute residual of ``log t = c + beta log n + log(1 + (b log n + d) / n^gap)``."""
     from scipy.optimize import curve_fit  # imported here: scipy is slow to import and only this fit needs it
 
     def model(x, c, beta, b, d):
@@ -179,7 +179,7 @@ def fit_with_lower_terms(frame: pd.DataFrame, gap: float, fraction: float) -> di
         fitted point, ``beta_low`` / ``beta_high`` the union of estimate +- 2 standard errors over that
         fit and every leave-one-out fit (module docstring), ``local_beta`` the pure power law through the
         two largest ``n`` (reported, not part of the interval: the log term bends it), and
-        ``max_residual``, the largest |residual| of ``log t`` of the full fit.
+        ``max_residual``, the largest absolute residual of ``log t`` of the full fit.
     """
     if not gap > 0:
         raise ValueError(f"gap must be > 0, got {gap!r}")

@@ -1,0 +1,50 @@
+"""Sphinx configuration of the documentation site (``sphinx-build -W docs docs/_build/html``; tests/test_docs.py
+builds it). Pages are MyST Markdown, tutorials MyST notebooks executed at build (myst-nb), the API reference
+comes from the numpy-style docstrings (autodoc + numpydoc); ``_ext/dogs_docs.py`` generates the configuration,
+command, claims and API pages into ``generated/`` first. Nothing is fetched from the network."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+
+project = "DoGS replication"
+author = "the DoGS replication authors"
+copyright = "the DoGS replication authors"
+
+extensions = [
+    "myst_nb",  # MyST Markdown pages and MyST notebooks (it loads myst_parser itself)
+    "sphinx.ext.autodoc",
+    "numpydoc",
+    "sphinx.ext.mathjax",
+    "dogs_docs",
+]
+
+source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
+# results/: the committed results (read by the paper pages); generated/claims-* and generated/deviations-* are
+# parts of the paper pages ({include}), not pages
+exclude_patterns = ["_build", "README.md", "**/.ipynb_checkpoints", "results/**", "generated/claims-*",
+                    "generated/deviations-*"]
+root_doc = "index"
+
+myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
+myst_heading_anchors = 3  # the pages link to each other's sections by their GitHub-style anchors
+
+# notebooks: executed at build, cached under _build/.jupyter_cache; a failing cell fails the build
+nb_execution_mode = "cache"
+nb_execution_cache_path = str(Path(__file__).parent / "_build" / ".jupyter_cache")
+nb_execution_raise_on_error = True
+nb_execution_timeout = 120
+nb_execution_show_tb = True
+
+autodoc_default_options = {"members": True}
+autodoc_typehints = "none"  # numpydoc shows the documented types
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+html_theme = "pydata_sphinx_theme"
+html_title = "DoGS replication"
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+html_static_path = []
+# no intersphinx: the build needs no network

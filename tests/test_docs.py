@@ -1,0 +1,227 @@
+"""The documentation: the site builds with warnings as errors, every code block of the docs runs, and the generated
+reference pages cannot miss a config key or a command option.
+
+Code blocks. Every fenced ```python block of ``docs/**/*.md`` and ``README.md`` is executed, each on its own in a
+fresh namespace and an empty working directory, as a reader would paste it. Every fenced shell block (```bash,
+```sh, ```shell, ```console) of the docs pages is executed too when it holds only ``dogs ...`` commands: on a
+small model (a 4x50 grid) written to ``model.uai`` in the working directory, through ``dogs.cli.main`` in this process
+(a line ``.venv/bin/dogs scan model.uai --out scan.txt`` runs as ``main(["scan", "model.uai", "--out",
+"scan.txt"])``), and it must exit 0. A block that must not run says so, with the reason, in an HTML comment on the
+line right above its fence (invisible on GitHub and on the site)::
+
+    <!-- not run: paper scale; tests/test_workflow.py runs the targets at smoke scale -->
+
+A block written as ``{code-block}`` is shown, never run. The README's shell blocks (install, the paper-scale run,
+the test command) are not held to the marker: ``.ci/run`` runs its install and test commands, and the smoke
+workflow its targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import re
+import shlex
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import dogs_docs  # noqa: E402  (docs/_ext, the generator of the site's reference pages)
+
+SHELL = {"bash", "sh", "shell", "console"}
+FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.M | re.S)
+NOT_RUN = re.compile(r"<!--\s*not run[^:]*:\s*(\S[^>]*?)\s*-->")
+
+
+def doc_pages() -> list[Path]:
+    """The hand-written Markdown pages of the site (not the generated ones, not build output)."""
+    return sorted(p for p in DOCS.rglob("*.md") if not {"_build", "generated"} & set(p.relative_to(DOCS).parts))
+
+
+def code_blocks(path: Path):
+    """``(language, code, reason it is not run or None, line)`` of every fenced block of ``path``."""
+    text = path.read_text(encoding="utf-8")
+    for match in FENCE.finditer(text):
+        before = text[:match.start()].rstrip("\n").splitlines()
+        comments = []
+        while before and before[-1].strip().startswith("<!--"):
+            comments.append(before.pop())
+        reason = next((m.group(1) for c in comments for m in [NOT_RUN.search(c)] if m), None)
+        yield match.group(1), match.group(2), reason, text.count("\n", 0, match.start()) + 1
+
+
+def _blocks(languages, files):
+    return [pytest.param(path, code, id=f"{path.relative_to(ROOT)}:{line}")
+            for path in files for language, code, reason, line in code_blocks(path)
+            if language in languages and reason is None]
+
+
+PYTHON_BLOCKS = _blocks({"python"}, doc_pages() + [ROOT / "README.md"])
+SHELL_BLOCKS = _blocks(SHELL, doc_pages())
+
+
+@pytest.mark.parametrize(("path", "code"), PYTHON_BLOCKS)
+def test_python_block_runs(path, code, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore")
+        exec(compile(code, str(path), "exec"), {"__name__": "__main__"})
+
+
+def _tiny_model(path: Path, rows: int = 4, cols: int = 50) -> None:
+    """A 4x50 Ising grid in the UAI format, couplings 0.25 (DoGS §5.2's largest), a small field: 200 variables, so
+    the docs' 2000-step scans are 10 sweeps, their certificates are not vacuous and length doubling reaches the
+    base scan's variation; treewidth 4, so ``dogs exact`` is instant; few variables, so ArviZ's diagnostics of
+    ``dogs sample`` are cheap."""
+    n = rows * cols
+    edges = [(cols * r + c, cols * r + c + 1) for r in range(rows) for c in range(cols - 1)]
+    edges += [(cols * r + c, cols * (r + 1) + c) for r in range(rows - 1) for c in range(cols)]
+    agree, disagree = float(np.exp(0.25)), float(np.exp(-0.25))
+    lines = ["MARKOV", str(n), " ".join(["2"] * n), str(n + len(edges))]
+    lines += [f"1 {i}" for i in range(n)] + [f"2 {i} {j}" for i, j in edges]
+    lines += ["", *(["2", "1.0 1.1", ""] * n), *(["4", f"{agree!r} {disagree!r} {disagree!r} {agree!r}", ""] * len(edges))]
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize(("path", "code"), SHELL_BLOCKS)
+def test_shell_block_runs(path, code, tmp_path, monkeypatch):
+    from dogs.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    _tiny_model(tmp_path / "model.uai")
+    commands = [line.split(" #")[0].strip() for line in code.replace("\\\n", " ").splitlines()]
+    commands = [c for c in commands if c and not c.startswith("#")]
+    assert commands, f"{path}: an empty shell block"
+    for command in commands:
+        argv = shlex.split(command)
+        assert Path(argv[0]).name == "dogs", (
+            f"{path}: cannot run {command!r} here; run it on tiny inputs in this test or mark the block "
+            "'<!-- not run: <reason> -->' (this module's docstring)")
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as errors:
+            status = main(argv[1:])
+        assert status == 0, f"{path}: {command!r} exited {status}: {errors.getvalue()}"
+
+
+def test_every_shell_block_of_the_docs_is_run_or_says_why_not():
+    found = [(path, line) for path in doc_pages() for language, _, reason, line in code_blocks(path)
+             if language in SHELL and reason is None]
+    assert len(found) == len(SHELL_BLOCKS)
+    assert SHELL_BLOCKS, "no shell block of the docs is run: the dogs examples of docs/library.md are gone?"
+    assert PYTHON_BLOCKS, "no python block of the docs is run"
+
+
+def test_the_block_finder_sees_markers_and_fences(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("text\n\n<!-- not run: needs a cluster -->\n```bash\nsnakemake --profile x\n```\n\n"
+                    "<!-- a label -->\n```python\nprint(1)\n```\n\n```{code-block} python\nnever run\n```\n")
+    assert [(language, reason) for language, _, reason, _ in code_blocks(page)] == [
+        ("bash", "needs a cluster"), ("python", None)]
+
+
+# ---------------------------------------------------------------------------------------------- generated pages
+def test_every_schema_key_has_a_description():
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    missing = dogs_docs.undocumented_schema_keys(schema)
+    assert not missing, (f"config/schema.yaml keys without a description (the configuration reference is generated "
+                         f"from them): {missing}")
+
+
+def test_an_undocumented_schema_key_is_found():
+    schema = {"properties": {"a": {"type": "object", "description": "A.", "properties": {
+        "b": {"type": "integer"}, "c": {"type": "array", "description": "C.", "items": {
+            "type": "object", "properties": {"d": {"type": "number", "description": " "}}}}}},
+        "e": {"type": "object", "description": "E.", "additionalProperties": {
+            "type": "object", "properties": {"f": {"type": "string"}}}}}}
+    assert dogs_docs.undocumented_schema_keys(schema) == ["a.b", "a.c[].d", "e.*.f"]
+
+
+def test_every_cli_option_has_help():
+    from dogs.cli import build_parser
+
+    missing = dogs_docs.undocumented_cli_options(build_parser())
+    assert not missing, f"options of the dogs command without help (the command reference is generated from it): {missing}"
+
+
+def test_an_option_without_help_is_found():
+    parser = argparse.ArgumentParser(prog="tool")
+    sub = parser.add_subparsers(dest="command")
+    documented = sub.add_parser("go", help="go somewhere")
+    documented.add_argument("--fast", action="store_true", help="quickly")
+    documented.add_argument("--far")
+    sub.add_parser("stay")
+    assert sorted(dogs_docs.undocumented_cli_options(parser)) == ["tool go --far", "tool stay"]
+
+
+def test_the_reference_pages_list_every_key_and_option():
+    from dogs.cli import build_parser
+
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    page = dogs_docs.configuration_reference(ROOT)
+    missing = [key for key, _ in dogs_docs.schema_keys(schema) if f"`{key}`" not in page]
+    assert not missing, f"keys missing from the configuration reference: {missing}"
+    parser = build_parser()
+    page = dogs_docs.cli_reference(parser)
+    options = {(name, s) for name, _, sub in dogs_docs._subparsers(parser) for a in dogs_docs._options(sub)
+               for s in a.option_strings}
+    sections = dict(re.findall(r"^## `dogs (\w+)`\n(.*?)(?=^## |\Z)", page, re.M | re.S))
+    missing = [(name, s) for name, s in options if f"`{s}`" not in sections.get(name, "")]
+    assert options and not missing, f"options missing from the command reference: {missing}"
+
+
+def test_every_claim_row_is_on_a_paper_page():
+    from dogs.claims import load_paper_claims
+
+    rows = load_paper_claims(ROOT / "config" / "claims")
+    shown = {row["id"] for _, _, belongs in dogs_docs.PAPERS for row in rows if belongs(row)}
+    assert shown == {row["id"] for row in rows}, f"claim rows on no paper page: {sorted({r['id'] for r in rows} - shown)}"
+
+
+def test_the_paper_pages_name_existing_targets():
+    rules = set(re.findall(r"^rule (\w+):", "\n".join(
+        p.read_text() for p in [ROOT / "Snakefile", *sorted((ROOT / "rules").glob("*.smk"))]), re.M))
+    named = {name for page in sorted((DOCS / "papers").glob("*.md"))
+             for name in re.findall(r"`((?:fig|table)\w*)`", page.read_text(encoding="utf-8"))}
+    assert named and not named - rules, f"targets named on the paper pages that no rule defines: {sorted(named - rules)}"
+
+
+def test_a_committed_results_table_shows_on_the_paper_pages(tmp_path):
+    from dogs.claims import load_paper_claims
+
+    rows = [row for row in load_paper_claims(ROOT / "config" / "claims") if row["paper"] == "DoGS"][:2]
+    table = tmp_path / "paper_vs_ours.csv"
+    table.write_text("id,ours,verdict,verdict_by_seed\n"
+                     f"{rows[0]['id']},\"0.5, as measured\",reproduced,reproduced / partly\n")
+    results = dogs_docs.results_table(table)
+    page = dogs_docs.claims_page("dogs", "DoGS", rows, results)
+    assert "1 reproduced (1 of 2 rows)" in page
+    assert "*Ours.* 0.5, as measured — **reproduced** (by draw: reproduced / partly)" in page
+    assert dogs_docs.results_table(tmp_path / "absent.csv") == {}
+    assert "No results table is committed" in dogs_docs.claims_page("dogs", "DoGS", rows, {})
+
+
+# ---------------------------------------------------------------------------------------------- the site
+def test_the_site_builds_with_warnings_as_errors(tmp_path):
+    """The whole site, notebooks executed afresh (no cache: a library change that breaks a tutorial fails here)."""
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+                           "-D", "nb_execution_mode=force", str(DOCS), str(tmp_path / "html")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    html = tmp_path / "html"
+    tutorial = (html / "tutorials" / "dogs-on-your-model.html").read_text(encoding="utf-8")
+    assert "E[X_1] =" in tutorial, "the tutorial's cells did not run"
+    assert "r_hat" in (html / "tutorials" / "pgmpy-arviz.html").read_text(encoding="utf-8")
+    assert "dogs.scans.dogs_scan" in (html / "generated" / "api-scans.html").read_text(encoding="utf-8")
+    for stem, _, _ in dogs_docs.PAPERS:
+        assert (html / "papers" / f"{stem}.html").is_file()
