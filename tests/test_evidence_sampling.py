@@ -177,7 +177,7 @@ def test_command_and_library_agree_on_the_same_seed(tmp_path, capsys):
     data = sample(model, paper_systematic_scan(9, 9), chains=3, draws=30, seed=11, evidence={2: 0}, certify=True,
                   progress=False)
     table = marginals(data)
-    assert result["evidence"] == [{"variable": 2, "state": 0}]
+    assert result["evidence"] == [{"variable": 2, "state": 0, "cardinality": 2}]
     assert [(r["variable"], r["state"]) for r in result["marginals"]] == list(zip(table["variable"], table["state"]))
     np.testing.assert_array_equal([r["probability"] for r in result["marginals"]], table["probability"])
     np.testing.assert_array_equal([np.nan if r["bound"] is None else r["bound"] for r in result["marginals"]],
@@ -195,7 +195,7 @@ def test_sample_with_evidence_and_certificate_on_a_6x6_grid(tmp_path, capsys):
                            "systematic", "--length", "36", "--draws", "300", "--seed", "0"], capsys)
     assert code == EXIT_OK, err
     result = json.loads(out)
-    assert result["evidence"] == [{"variable": i, "state": v} for i, v in evidence.items()]
+    assert result["evidence"] == [{"variable": i, "state": v, "cardinality": 2} for i, v in evidence.items()]
     rows = [r for r in result["marginals"] if r["state"] == 1]  # state 0 carries the same information
     assert sorted(r["variable"] for r in rows) == sorted(set(range(36)) - set(evidence))
     expected = _pgmpy_conditional(model, evidence)

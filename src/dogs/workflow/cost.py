@@ -158,6 +158,8 @@ JOB_RATES: dict[str, float] = {
     "benchmark_binary_samplers": 2.39e-07,
     "benchmark_dogs": 2.65e-06,
     "benchmark_gibbs": 8.86e-07,
+    # not from calibrate: the exact marginals of an 18x18 grid took 19.2 s for 2^18 * 18^2 units
+    "benchmarks_uai_mar": 2.26e-07,
     "boltzmann_compute_chains": 2.86e-09,
     "boltzmann_compute_chains_large": 1.22e-09,
     # exact-HMC trajectories on d^2 couplings (no benchmark file: measured once, before the chains' log-ratio
