@@ -142,6 +142,7 @@ rule table_he1:
     """He et al. 2016 Table 1: mixing-time orders, our fitted exponents beside the paper's; results/scan_order/table1_exponents.md."""
     input:
         result("scan_order/table1_exponents.md"),
+        result("scan_order/table1_exponents.html"),
 
 
 rule fig_he2a:
@@ -193,6 +194,7 @@ rule tables_aa:
     input:
         result("annular_ising/tables_aa.md"),
         result("annular_ising/tables_aa.csv"),
+        result("annular_ising/tables_aa.html"),
 
 
 rule fig_aa_errata_w2:

@@ -76,6 +76,34 @@ rule annular_ising_summarise:
         "{params.python} -m dogs.experiments.annular_ising summarise {params.args} > {log} 2>&1"
 
 
+rule annular_ising_tables_page:
+    """Annular augmentation appendix Tables 1-9 beside ours, as a page of the report (the target is `tables_aa`)."""
+    input:
+        markdown=result("annular_ising/tables_aa.md"),
+    output:
+        page=report(
+            result("annular_ising/tables_aa.html"),
+            caption="captions/annular_tables.rst",
+            category="3. Annular augmentation (Fagan et al. 2017)",
+            subcategory="§3.1 9x9 Ising",
+            labels={
+                "paper": "Fagan et al. 2017",
+                "section": "App.",
+                "figure": "Tables 1-9",
+                "panels": "errors at each (W, c), the paper's beside ours",
+            },
+        ),
+    log:
+        result("logs/annular_ising/tables_page.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+    shell:
+        "{params.python} -m dogs.workflow.report_pages {input.markdown} {output.page}"
+        " --title 'Annular augmentation, appendix Tables 1-9: ours beside the paper' > {log} 2>&1"
+
+
 rule annular_ising_plot_heatmaps:
     input:
         summary=result("annular_ising/summary.csv"),

@@ -135,6 +135,34 @@ rule scan_order_summarise:
         "{params.python} -m dogs.experiments.scan_order summarise {params.args} > {log} 2>&1"
 
 
+rule scan_order_table1_page:
+    """He et al. 2016 Table 1 beside ours, as a page of the report (the target is `table_he1`)."""
+    input:
+        markdown=result("scan_order/table1_exponents.md"),
+    output:
+        page=report(
+            result("scan_order/table1_exponents.html"),
+            caption="captions/scan_order_table1.rst",
+            category="2. He et al. 2016, scan order",
+            subcategory="Table 1 and Fig. 2",
+            labels={
+                "paper": "He et al. 2016",
+                "section": "§3",
+                "figure": "Table 1",
+                "panels": "mixing-time orders, the paper's beside our fitted exponents",
+            },
+        ),
+    log:
+        result("logs/scan_order/table1_page.log"),
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+    shell:
+        "{params.python} -m dogs.workflow.report_pages {input.markdown} {output.page}"
+        " --title 'He et al. 2016, Table 1: ours beside the paper' > {log} 2>&1"
+
+
 rule scan_order_plot_fig2a:
     """He et al. 2016: draws Fig. 2a (the target is `fig_he2a`)."""
     input:
