@@ -4,7 +4,7 @@ reference pages cannot miss a config key or a command option.
 Code blocks. Every fenced ```python block of ``docs/**/*.md`` and ``README.md`` is executed, each on its own in a
 fresh namespace and an empty working directory, as a reader would paste it. Every fenced shell block (```bash,
 ```sh, ```shell, ```console) of the docs pages is executed too when it holds only ``dogs ...`` commands: on a
-small model (a 4x50 grid) written to ``model.uai`` in the working directory, through ``dogs.cli.main`` in this process
+small model (a 4x50 grid) written to ``model.uai``, with evidence on two variables in ``model.uai.evid``, in the working directory, through ``dogs.cli.main`` in this process
 (a line ``.venv/bin/dogs scan model.uai --out scan.txt`` runs as ``main(["scan", "model.uai", "--out",
 "scan.txt"])``), and it must exit 0. A block that must not run says so, with the reason, in an HTML comment on the
 line right above its fence (invisible on GitHub and on the site)::
@@ -100,6 +100,7 @@ def test_shell_block_runs(path, code, tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     _tiny_model(tmp_path / "model.uai")
+    (tmp_path / "model.uai.evid").write_text("2 0 1 7 0\n")  # evidence for the blocks that show --evidence
     commands = [line.split(" #")[0].strip() for line in code.replace("\\\n", " ").splitlines()]
     commands = [c for c in commands if c and not c.startswith("#")]
     assert commands, f"{path}: an empty shell block"

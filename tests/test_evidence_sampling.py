@@ -23,7 +23,7 @@ from dogs.models import DiscretePairwiseMRF, grid_model, to_pgmpy
 from dogs.models.evidence import EvidenceError, condition, read_uai_evidence
 from dogs.models.uai import write_uai
 from dogs.sampling import marginals, sample
-from dogs.scans import Scan, paper_systematic_scan, systematic_scan, uniform_scan
+from dogs.scans import Scan, systematic_scan, uniform_scan
 
 TOLERANCE = 1e-9
 
@@ -174,7 +174,7 @@ def test_command_and_library_agree_on_the_same_seed(tmp_path, capsys):
                            "30", "--seed", "11", "--evidence", str(tmp_path / "g.uai.evid"), "--certify"], capsys)
     assert code == EXIT_OK, err
     result = json.loads(out)
-    data = sample(model, paper_systematic_scan(9, 9), chains=3, draws=30, seed=11, evidence={2: 0}, certify=True,
+    data = sample(model, systematic_scan(9, 9), chains=3, draws=30, seed=11, evidence={2: 0}, certify=True,
                   progress=False)
     table = marginals(data)
     assert result["evidence"] == [{"variable": 2, "state": 0, "cardinality": 2}]
