@@ -51,6 +51,7 @@ for rules_file in sorted(glob.glob(os.path.join(workflow.basedir, "rules", "*.sm
 rule benchmarks:
     input:
         result("benchmarks/summary.md"),
+        figure("benchmarks/chains.png"),  # many chains: our two kernels, THRML and pgmpy
 
 
 rule scaling:  # time and memory from 10^4 to 10^8 variables (not part of `all`: it needs most of the memory)

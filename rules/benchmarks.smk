@@ -141,3 +141,41 @@ rule summarise_benchmarks:
 
 
 CLAIM_FILES.append(result("claims/benchmarks.json"))
+
+
+# Many chains side by side (updates per ns against chains): our one-chain and vector Gibbs kernels, THRML's CPU block
+# Gibbs when the optional `peers` extra is installed (one line in the log says so otherwise) and pgmpy on a small grid.
+# The smoke setting is tiny: it checks the pipeline, not the speed.
+rule benchmark_chains:
+    output:
+        json=result("benchmarks/chains.json"),
+        table=result("benchmarks/chains.md"),
+        figure=report(
+            figure("benchmarks/chains.png"),
+            caption="captions/benchmark_chains.rst",
+            category="benchmarks",
+            subcategory="Speed and scaling",
+        ),
+    log:
+        result("logs/benchmarks/chains.log"),
+    benchmark:
+        result("benchmarks/snakemake/benchmark_chains.tsv")
+    priority: CLOCKED
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES
+    resources:
+        mem_mb=memory_mb("benchmarks"),
+    params:
+        python=PYTHON,
+        sizes=(
+            "--side 12 --sweeps 2 --chains 1 8 --chain-kernel-chains 1 --thrml-chains 8 --repeats 1"
+            " --pgmpy-side 2 --pgmpy-sweeps 5"
+            if config["smoke"]
+            else "--side 300 --sweeps 100 --chains 1 8 64 1024 --chain-kernel-chains 1 8 64 --thrml-chains 1 8 64"
+            " --repeats 3 --pgmpy-side 4 --pgmpy-sweeps 100"
+        ),
+        seed=config["root_seed"],
+    shell:
+        "{params.python} -m dogs.benchmarks.chains --out {output.json} --table {output.table} --figure {output.figure}"
+        " {params.sizes} --threads {threads} --seed {params.seed} > {log} 2>&1"
