@@ -130,7 +130,7 @@ def markdown_table(rows: list[dict], header: str) -> str:
              "|---|---:|---:|---:|---:|"]
     for row in rows:
         lines.append(f"| {row['sampler']} | {row['chains']} | {row['ns_per_update']:.3f} | "
-                     f"{row['ns_per_update_per_core']:.3f} | {row["updates_per_ns"]:.4g} |")
+                     f"{row['ns_per_update_per_core']:.3f} | {row['updates_per_ns']:.4g} |")
     return "\n".join(lines) + "\n"
 
 
