@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 from dogs._kernels.gibbs import field_thresholds, gibbs_chain, gibbs_chains, padded_neighbourhoods, seed_states
-from dogs._kernels.gibbs_lanes import FIELD_SCALE, LANE_WIDTH, gibbs_lanes, lane_states
+from dogs._kernels.gibbs_lanes import FIELD_SCALE, LANE_WIDTH, four_slot_neighbourhoods, gibbs_lanes, gibbs_lanes_fixed, lane_states
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import NO_INDICES, check_model_and_scan, check_recording, check_spin_states
@@ -209,11 +209,14 @@ def _run_lanes(model, scan, spins, seeds, rec_vars, rec_times, recorded) -> None
     n_blocks, width = _block_layout(n_chains)
     lanes = np.arange(n_blocks * width)
     lanes[lanes >= n_chains] = 0
-    indptr, neighbors, weights, bias, _ = _lane_arrays(model)
+    indptr, neighbors, weights, bias, _, fixed = _lane_arrays(model)
     lane_spins = np.ascontiguousarray(spins[lanes].astype(np.float32).reshape(n_blocks, width, n_vars).transpose(0, 2, 1))
     states = np.ascontiguousarray(lane_states(seeds[lanes]).reshape(4, n_blocks, width).transpose(1, 0, 2))
     lane_recorded = np.zeros((n_blocks, width) + recorded.shape[1:], dtype=np.int8)
-    gibbs_lanes(indptr, neighbors, weights, bias, scan.indices, lane_spins, states, rec_vars, rec_times, lane_recorded)
+    if fixed is None:
+        gibbs_lanes(indptr, neighbors, weights, bias, scan.indices, lane_spins, states, rec_vars, rec_times, lane_recorded)
+    else:
+        gibbs_lanes_fixed(*fixed, bias, scan.indices, lane_spins, states, rec_vars, rec_times, lane_recorded)
     spins[:] = lane_spins.transpose(0, 2, 1).reshape(n_blocks * width, n_vars)[:n_chains]
     recorded[:] = lane_recorded.reshape((n_blocks * width,) + recorded.shape[1:])[:n_chains]
 
@@ -222,9 +225,10 @@ _LANE_ARRAYS: "weakref.WeakKeyDictionary[BinaryPairwiseMRF, tuple]" = weakref.We
 
 
 def _lane_arrays(model: BinaryPairwiseMRF) -> tuple:
-    """``(indptr, neighbors, weights, bias, largest scaled field)`` of the lane kernel, built once per model:
-    ``weights = fl32(FIELD_SCALE theta_ik)`` per CSR slot, ``bias = fl32(FIELD_SCALE theta_i)``, and the largest
-    ``|FIELD_SCALE| (|theta_i| + sum_k |theta_ik|)`` over the sites."""
+    """``(indptr, neighbors, weights, bias, largest scaled field, fixed)`` of the lane kernels, built once per model:
+    ``weights = fl32(FIELD_SCALE theta_ik)`` per CSR slot, ``bias = fl32(FIELD_SCALE theta_i)``, the largest
+    ``|FIELD_SCALE| (|theta_i| + sum_k |theta_ik|)`` over the sites, and the four-slot layout of degree-4 graphs
+    (:func:`dogs._kernels.gibbs_lanes.four_slot_neighbourhoods`, else ``None``; same spins, faster)."""
     arrays = _LANE_ARRAYS.get(model)
     if arrays is None:
         site_of_slot = np.repeat(np.arange(model.n_vars), np.diff(model.indptr))
@@ -233,7 +237,8 @@ def _lane_arrays(model: BinaryPairwiseMRF) -> tuple:
         with np.errstate(over="ignore"):
             weights = (FIELD_SCALE * model.coupling).astype(np.float32)
             bias = (FIELD_SCALE * model.h).astype(np.float32)
-        arrays = (model.indptr, model.neighbors, weights, bias, abs(FIELD_SCALE) * float(absolute.max(initial=0.0)))
+        fixed = four_slot_neighbourhoods(model.indptr, model.neighbors, weights)
+        arrays = (model.indptr, model.neighbors, weights, bias, abs(FIELD_SCALE) * float(absolute.max(initial=0.0)), fixed)
         _LANE_ARRAYS[model] = arrays
     return arrays
 
