@@ -17,8 +17,15 @@ Layout
 Chains are grouped in *blocks* of ``W`` lanes (``W`` a multiple of :data:`LANE_WIDTH`); block ``b``
 holds its spins as a ``(p, W)`` ``float32`` array of ``+-1.0`` (site-major, chains innermost: the
 ``W`` spins of one site are contiguous) and its random states as ``(4, W)`` ``uint32``. Blocks run
-in parallel (``prange``); within a block the scan runs site after site and each step is three loops
-over the ``W`` lanes (field start, one per neighbour slot, decision), each of which vectorises.
+in parallel (``prange``); within a block the scan runs site after site, every step a loop over the
+``W`` lanes that vectorises. The neighbourhoods come in one of two layouts, with the same spins:
+
+* **four slots** (:func:`four_slot_neighbourhoods`, graphs of degree at most 4: grids, tori, chains):
+  every site has 4 neighbour slots (padding slots point at the site itself with weight ``+0.0``), so
+  the field of a lane is one expression and each step is a single loop over the lanes (field, random
+  draw and decision), :func:`gibbs_lanes_fixed`;
+* **CSR** (any other graph): the field is summed slot by slot into a ``(W,)`` buffer, one lane loop
+  per slot, then the decision loop, :func:`gibbs_lanes`.
 
 Update equation (all in ``float32``)
 ------------------------------------
@@ -76,12 +83,18 @@ whether it runs with 8 or 10 000 others (same seed, same numbers). No lane opera
 and the kernel uses no fast-math flag, so the vector loop and its scalar remainder compute the same
 IEEE operations.
 
-Vectorisation (checked with ``inspect_asm`` on AVX2, numba 0.68)
-----------------------------------------------------------------
-The field loops compile to ``vmulps``/``vaddps`` on ``ymm`` registers, and the decision loop to packed
-32-bit integer operations (``vpsrld``, ``vpslld``, ``vpxor``, ``vpaddd``) for the generator,
-``vcvtdq2ps``, ``vroundps``, ``vmulps``/``vaddps`` for the polynomial and ``vcmpltps`` for the
-decision, 8 lanes per instruction (the loop is also unrolled 4 times); see ``docs/performance.md``.
+Vectorisation (checked with ``inspect_asm`` on AVX2, numba 0.68, LLVM of that release)
+---------------------------------------------------------------------------------------
+The lane loop of :func:`gibbs_lanes_fixed` compiles to one 8-wide ``ymm`` loop (8 ``float32`` lanes per
+instruction, 32 bytes of spins per iteration): ``vmulps``/``vaddps`` for the field and the polynomial
+(no fast-math flag, so no ``vfmadd``: every lane rounds exactly as the scalar reference), ``vpxor``,
+``vpslld``, ``vpsrld``, ``vpaddd`` for the generator, ``vcvtdq2ps`` for ``u``, ``vroundps`` for ``rint``,
+``vmaxps``/``vminps`` for the clamp, ``vcmpltps`` and ``vblendvps`` for the decision; about 75
+instructions per 8 updates, some of them reloads of the polynomial's constants (AVX2 has 16 vector
+registers). LLVM guards the loop with run-time overlap checks of the spin rows and the random states and
+keeps a scalar copy of the body for the remainder (never run when ``W`` is a multiple of 8). In the CSR
+kernel each slot's loop and the decision loop vectorise the same way (the slot loops 4 ``ymm`` per
+iteration); the field buffer costs a load and a store per slot and lane.
 
 Everything is private and takes arrays and scalars only; :func:`dogs.samplers.gibbs.run_gibbs`
 validates, lays out and casts.
