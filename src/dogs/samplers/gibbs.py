@@ -22,6 +22,12 @@ updates, and single-flip density evaluations (one per binary update). Randomness
 are derived with :meth:`numpy.random.SeedSequence.spawn` and drive the
 in-kernel xoshiro256** streams of :mod:`dogs._kernels.rng`; the seeds are
 returned with the result so every chain can be replayed.
+
+Two kernels (``kernel=``): the one-chain kernel of :mod:`dogs._kernels.gibbs` (each chain a dependent
+sequence of updates, exactly the float64 rule) and, from ``LANES_FROM_CHAINS`` chains on a scan without
+uniform steps, the chain-vectorised kernel of :mod:`dogs._kernels.gibbs_lanes` (a site of 8 chains per
+vector instruction, float32, per-chain xoshiro128+ streams from the same seeds, the conditional exact up
+to a stated bound below ``1e-6`` for moderate fields). Same law, other random numbers.
 """
 
 from __future__ import annotations
