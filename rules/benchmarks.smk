@@ -186,3 +186,50 @@ rule benchmarks_uai_mar:
     shell:
         "{params.python} -m dogs.benchmarks.uai_mar --out {output.json} --figure {output.png} --sides {params.sides}"
         " --seconds {params.seconds} --seed {params.seed} > {log} 2>&1"
+
+
+# Many chains side by side (updates per ns against chains): our one-chain and vector Gibbs kernels, THRML's CPU block
+# Gibbs when the optional `peers` extra is installed (one line in the log says so otherwise) and pgmpy on a small grid.
+# The smoke setting is tiny: it checks the pipeline, not the speed.
+rule benchmarks_chains:
+    """Beyond the papers: many chains side by side, updates per ns against chains (our one-chain and vector Gibbs kernels, THRML, pgmpy)."""
+    output:
+        json=result("benchmarks/chains.json"),
+        table=result("benchmarks/chains.md"),
+        figure=report(
+            figure("benchmarks/chains.png"),
+            caption="captions/benchmarks_chains.rst",
+            category="4. Library benchmarks",
+            subcategory="many chains",
+            labels={
+                "paper": "beyond the papers",
+                "section": "open grid, zero field",
+                "figure": "many-chain throughput",
+                "panels": "updates per ns against chains, ours beside THRML and pgmpy",
+            },
+        ),
+    log:
+        result("logs/benchmarks/chains.log"),
+    benchmark:
+        result("benchmarks/snakemake/benchmarks_chains.tsv")
+    priority: CLOCKED
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES
+    resources:
+        mem_mb=memory_mb("benchmarks"),
+    params:
+        python=PYTHON,
+        side=config["benchmarks"]["chains_side"],
+        sweeps=config["benchmarks"]["chains_sweeps"],
+        chains=" ".join(str(c) for c in config["benchmarks"]["chains_counts"]),
+        # the one-chain kernel and THRML at the counts up to 64 (beyond, they only take longer at the same rate)
+        few=" ".join(str(c) for c in config["benchmarks"]["chains_counts"] if c <= 64),
+        repeats=config["benchmarks"]["repeats"],
+        pgmpy_side=config["benchmarks"]["pgmpy_side"],
+        seed=config["root_seed"],
+    shell:
+        "{params.python} -m dogs.benchmarks.chains --out {output.json} --table {output.table} --figure {output.figure}"
+        " --side {params.side} --sweeps {params.sweeps} --chains {params.chains} --chain-kernel-chains {params.few}"
+        " --thrml-chains {params.few} --repeats {params.repeats} --pgmpy-side {params.pgmpy_side}"
+        " --pgmpy-sweeps {params.sweeps} --threads {threads} --seed {params.seed} > {log} 2>&1"

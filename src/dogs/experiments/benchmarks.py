@@ -24,6 +24,8 @@ def memory_needed(s: dict) -> dict[str, float]:
         # the junction tree of the largest grid: cliques of about side + 1 binary variables, side^2 of them, float64,
         # twice over for messages and beliefs (measured: 18x18 peaks at 2.3 GB, this gives 2.7 GB)
         "benchmarks.uai_mar_sides": 16.0 * 2.0 ** (max(s["uai_mar_sides"]) + 1) * max(s["uai_mar_sides"]) ** 2,
+        # float32 spins of every chain, site-major, with the couplings and THRML's copy of the state
+        "benchmarks.chains_side": s["chains_side"] ** 2 * (16.0 * max(s["chains_counts"]) + BYTES_PER_VARIABLE),
     }
 
 
@@ -43,6 +45,12 @@ def work_needed(s: dict) -> list[Work]:
         # three samplers for uai_mar_seconds of wall time on every grid, plus the exact marginals of each grid
         Work("benchmarks_uai_mar", {"benchmarks.uai_mar_sides": sum(2.0 ** side * side ** 2 for side in s["uai_mar_sides"])},
              seconds=3 * len(s["uai_mar_sides"]) * s["uai_mar_seconds"]),
+        # every site of every chain, every sweep, every repeat: the vector kernel at every count, the one-chain
+        # kernel and THRML at the counts up to 64
+        Work("benchmarks_chains", {"benchmarks.repeats": s["repeats"], "benchmarks.chains_sweeps": s["chains_sweeps"],
+                                   "benchmarks.chains_side": s["chains_side"] ** 2,
+                                   "benchmarks.chains_counts": sum(s["chains_counts"])
+                                   + 2 * sum(c for c in s["chains_counts"] if c <= 64)}),
     ]
 
 

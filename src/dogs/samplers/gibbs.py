@@ -22,6 +22,12 @@ updates, and single-flip density evaluations (one per binary update). Randomness
 are derived with :meth:`numpy.random.SeedSequence.spawn` and drive the
 in-kernel xoshiro256** streams of :mod:`dogs._kernels.rng`; the seeds are
 returned with the result so every chain can be replayed.
+
+Two kernels (``kernel=``): the one-chain kernel of :mod:`dogs._kernels.gibbs` (each chain a dependent
+sequence of updates, exactly the float64 rule) and, from ``LANES_FROM_CHAINS`` chains on a scan without
+uniform steps, the chain-vectorised kernel of :mod:`dogs._kernels.gibbs_lanes` (a site of 8 chains per
+vector instruction, float32, per-chain xoshiro128+ streams from the same seeds, the conditional exact up
+to a stated bound below ``1e-6`` for moderate fields). Same law, other random numbers.
 """
 
 from __future__ import annotations
@@ -29,17 +35,32 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from dogs._kernels.gibbs import field_thresholds, gibbs_chain, gibbs_chains, padded_neighbourhoods, seed_states
+from dogs._kernels.gibbs_lanes import FIELD_SCALE, LANE_WIDTH, four_slot_neighbourhoods, gibbs_lanes, gibbs_lanes_fixed, lane_states
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import NO_INDICES, check_model_and_scan, check_recording, check_spin_states
 from dogs.scans.base import Scan
 
-__all__ = ["GibbsResult", "chain_seeds", "kernel_graph", "run_gibbs"]
+__all__ = ["GIBBS_KERNELS", "LANES_FROM_CHAINS", "LANE_WIDTH", "MAX_BLOCK_LANES", "GibbsResult", "chain_seeds", "kernel_graph", "lanes_apply",
+           "run_gibbs"]
 
 _LOW_THRESHOLDS, _HIGH_THRESHOLDS = field_thresholds()
+
+#: Values of ``run_gibbs(kernel=...)``.
+GIBBS_KERNELS = ("auto", "chains", "lanes")
+#: ``kernel="auto"`` takes the lane kernel from this many chains: two vector widths, so that both numba threads of a
+#: 2-core machine get a block of lanes (at 8 chains the lane kernel has one block, i.e. one thread, and measured
+#: slower in wall time than the one-chain kernel on two threads; docs/performance.md).
+LANES_FROM_CHAINS = 2 * LANE_WIDTH
+#: Lanes per block of the chain-vectorised kernel at most (per site, a block's spin rows and random states stay in
+#: cache); more chains make more blocks, which the numba threads share.
+MAX_BLOCK_LANES = 256
+#: The lane kernel needs every scaled field ``|FIELD_SCALE| (|theta_i| + sum_k |theta_ik|)`` far inside float32's range.
+_MAX_SCALED_FIELD = 2.0**100
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,6 +93,7 @@ def run_gibbs(
     initial_state=1,
     record_vars=None,
     record_times=None,
+    kernel: str = "auto",
 ) -> GibbsResult:
     r"""Run ``n_chains`` independent Gibbs chains through ``scan`` (DoGS Algorithm 1).
 
@@ -96,6 +118,15 @@ def run_gibbs(
         Give both or neither. Record the values of ``record_vars`` (indices in
         ``[0, p)``) after ``record_times[r]`` steps, for non-decreasing
         ``record_times`` in ``[0, len(scan)]`` (0 = the initial state).
+    kernel : {"auto", "chains", "lanes"}, default "auto"
+        ``"chains"``: each chain runs the one-chain kernel of :mod:`dogs._kernels.gibbs` (xoshiro256**
+        streams, the decision exactly the float64 rule). ``"lanes"``: all chains run together in the
+        chain-vectorised kernel of :mod:`dogs._kernels.gibbs_lanes` (one vector operation updates a site
+        of 8 chains; float32, xoshiro128+ streams, the conditional exact up to a stated bound, below
+        ``1e-6`` for moderate fields); it needs a scan without uniform ``-1`` steps (every chain must
+        update the same site) and fields within float32 range (:func:`lanes_apply`). ``"auto"`` takes
+        ``"lanes"`` when ``n_chains >= LANES_FROM_CHAINS`` (16) and :func:`lanes_apply`, else ``"chains"``.
+        The two kernels draw different random streams from the same seeds: same law, other numbers.
 
     Returns
     -------
@@ -106,7 +137,8 @@ def run_gibbs(
     ------
     TypeError, ValueError
         On a non-model, a non-scan, a scan over a different number of
-        variables, bad ``n_chains``, seed, initial state or recording arguments;
+        variables, bad ``n_chains``, seed, initial state or recording arguments,
+        an unknown ``kernel`` or ``kernel="lanes"`` where it does not apply;
         raised before any sampling.
 
     Examples
@@ -123,26 +155,102 @@ def run_gibbs(
     n_vars, n_steps = model.n_vars, scan.length
     spins = check_spin_states(initial_state, n_vars, n_chains, single_spin=True)
     record_vars, record_times = check_recording(record_vars, record_times, n_vars, n_steps)
+    if kernel not in GIBBS_KERNELS:
+        raise ValueError(f"kernel must be one of {GIBBS_KERNELS}, got {kernel!r}")
+    lanes = kernel == "lanes" or (kernel == "auto" and n_chains >= LANES_FROM_CHAINS)
+    if lanes and not lanes_apply(model, scan):
+        if kernel == "lanes":
+            raise ValueError("kernel='lanes' needs a scan without uniform (-1) steps and fields within float32 range")
+        lanes = False
     seeds = chain_seeds(seed, n_chains)
 
     recording = record_vars is not None
     rec_vars = record_vars if recording else NO_INDICES
     rec_times = record_times if recording else NO_INDICES
     recorded = np.zeros((n_chains, rec_times.size, rec_vars.size), dtype=np.int8)
+    if lanes:
+        _run_lanes(model, scan, spins, seeds, rec_vars, rec_times, recorded)
+        return _result(spins, recorded if recording else None, record_vars, record_times, n_steps, seeds)
     rng_states = seed_states(seeds)
     arrays = (kernel_graph(model), model.h, scan.indices)
     if n_chains == 1:
         gibbs_chain(*arrays, spins[0], rng_states[0], _LOW_THRESHOLDS, _HIGH_THRESHOLDS, rec_vars, rec_times, recorded[0])
     else:
         gibbs_chains(*arrays, spins, rng_states, _LOW_THRESHOLDS, _HIGH_THRESHOLDS, rec_vars, rec_times, recorded)
+    return _result(spins, recorded if recording else None, record_vars, record_times, n_steps, seeds)
+
+
+def _result(states, recorded, record_vars, record_times, n_steps: int, seeds) -> GibbsResult:
+    n_chains = states.shape[0]
     return GibbsResult(
-        states=spins,
-        recorded=recorded if recording else None,
+        states=states,
+        recorded=recorded,
         record_vars=record_vars,
         record_times=record_times,
         work=Work(site_updates=n_chains * n_steps, density_evaluations=n_chains * n_steps),
         seeds=seeds,
     )
+
+
+def lanes_apply(model: BinaryPairwiseMRF, scan: Scan) -> bool:
+    """Whether the chain-vectorised kernel can run ``scan`` on ``model``: no uniform ``-1`` step (all chains
+    update the same site) and every site's ``|theta_i| + sum_k |theta_ik|`` below ``2^100 / |FIELD_SCALE|``
+    (its scaled field stays finite in float32)."""
+    if scan.length and int(scan.indices.min()) < 0:
+        return False
+    return bool(_lane_arrays(model)[4] < _MAX_SCALED_FIELD)
+
+
+def _block_layout(n_chains: int) -> tuple[int, int]:
+    """``(n_blocks, W)``: lanes in blocks of ``W`` (a multiple of ``LANE_WIDTH``, at most ``MAX_BLOCK_LANES``), at
+    least one block per numba thread where the chains allow; ``n_blocks W >= n_chains``. The spins do not depend on it."""
+    groups = -(-n_chains // LANE_WIDTH)
+    n_blocks = max(min(numba.get_num_threads(), groups), -(-groups * LANE_WIDTH // MAX_BLOCK_LANES))
+    width = -(-groups // n_blocks) * LANE_WIDTH
+    return n_blocks, width
+
+
+def _run_lanes(model, scan, spins, seeds, rec_vars, rec_times, recorded) -> None:
+    """Run the chains in the lane kernel: ``spins`` (C, p) int8 and ``recorded`` (C, R, V) int8 filled in place.
+
+    Lanes beyond the ``C`` chains (padding to whole blocks) start as chain 0 with its seed and are dropped.
+    """
+    n_chains, n_vars = spins.shape
+    n_blocks, width = _block_layout(n_chains)
+    lanes = np.arange(n_blocks * width)
+    lanes[lanes >= n_chains] = 0
+    indptr, neighbors, weights, bias, _, fixed = _lane_arrays(model)
+    lane_spins = np.ascontiguousarray(spins[lanes].astype(np.float32).reshape(n_blocks, width, n_vars).transpose(0, 2, 1))
+    states = np.ascontiguousarray(lane_states(seeds[lanes]).reshape(4, n_blocks, width).transpose(1, 0, 2))
+    lane_recorded = np.zeros((n_blocks, width) + recorded.shape[1:], dtype=np.int8)
+    if fixed is None:
+        gibbs_lanes(indptr, neighbors, weights, bias, scan.indices, lane_spins, states, rec_vars, rec_times, lane_recorded)
+    else:
+        gibbs_lanes_fixed(*fixed, bias, scan.indices, lane_spins, states, rec_vars, rec_times, lane_recorded)
+    spins[:] = lane_spins.transpose(0, 2, 1).reshape(n_blocks * width, n_vars)[:n_chains]
+    recorded[:] = lane_recorded.reshape((n_blocks * width,) + recorded.shape[1:])[:n_chains]
+
+
+_LANE_ARRAYS: "weakref.WeakKeyDictionary[BinaryPairwiseMRF, tuple]" = weakref.WeakKeyDictionary()
+
+
+def _lane_arrays(model: BinaryPairwiseMRF) -> tuple:
+    """``(indptr, neighbors, weights, bias, largest scaled field, fixed)`` of the lane kernels, built once per model:
+    ``weights = fl32(FIELD_SCALE theta_ik)`` per CSR slot, ``bias = fl32(FIELD_SCALE theta_i)``, the largest
+    ``|FIELD_SCALE| (|theta_i| + sum_k |theta_ik|)`` over the sites, and the four-slot layout of degree-4 graphs
+    (:func:`dogs._kernels.gibbs_lanes.four_slot_neighbourhoods`, else ``None``; same spins, faster)."""
+    arrays = _LANE_ARRAYS.get(model)
+    if arrays is None:
+        site_of_slot = np.repeat(np.arange(model.n_vars), np.diff(model.indptr))
+        absolute = np.abs(model.h.astype(np.float64))
+        np.add.at(absolute, site_of_slot, np.abs(model.coupling))
+        with np.errstate(over="ignore"):
+            weights = (FIELD_SCALE * model.coupling).astype(np.float32)
+            bias = (FIELD_SCALE * model.h).astype(np.float32)
+        fixed = four_slot_neighbourhoods(model.indptr, model.neighbors, weights)
+        arrays = (model.indptr, model.neighbors, weights, bias, abs(FIELD_SCALE) * float(absolute.max(initial=0.0)), fixed)
+        _LANE_ARRAYS[model] = arrays
+    return arrays
 
 
 _KERNEL_GRAPHS: "weakref.WeakKeyDictionary[BinaryPairwiseMRF, object]" = weakref.WeakKeyDictionary()

@@ -160,6 +160,9 @@ JOB_RATES: dict[str, float] = {
     "benchmark_gibbs": 8.86e-07,
     # not from calibrate: the exact marginals of an 18x18 grid took 19.2 s for 2^18 * 18^2 units
     "benchmarks_uai_mar": 2.26e-07,
+    # not from calibrate: one mixed unit (a site update of the vector kernel, the one-chain kernel or THRML),
+    # from the many-chain run in docs/performance.md (about 3 CPU minutes for 3.3e10 units on a loaded machine)
+    "benchmarks_chains": 6.0e-09,
     "boltzmann_compute_chains": 2.86e-09,
     "boltzmann_compute_chains_large": 1.22e-09,
     # exact-HMC trajectories on d^2 couplings (no benchmark file: measured once, before the chains' log-ratio

@@ -1,0 +1,365 @@
+r"""Chain-vectorised Gibbs kernel for binary pairwise MRFs: one scan, many chains, one vector operation per site.
+
+The sampler is the one of :mod:`dogs._kernels.gibbs` (DoGS Algorithm 1, Mitliagkas & Mackey 2017) for
+
+.. math::
+
+    \pi(x) \propto \exp\Big(\sum_{i<j} \theta_{ij} x_i x_j + \sum_i \theta_i x_i\Big), \qquad x \in \{-1, +1\}^p:
+
+step ``t`` of the scan sets site ``i = scan[t]`` of every chain to ``+1`` with probability
+``sigma(2 f_i) = 1 / (1 + exp(-2 f_i))``, ``f_i = theta_i + sum_k theta_ik x_k`` (DoGS Appendix A.4).
+Chains are independent, so the same step of ``B`` chains reads the same couplings and ``B`` neighbour
+spins; this kernel lays them side by side and updates site ``i`` of all chains in one pass of a loop
+that LLVM turns into 256-bit vector instructions (8 ``float32`` lanes on AVX2).
+
+Layout
+------
+Chains are grouped in *blocks* of ``W`` lanes (``W`` a multiple of :data:`LANE_WIDTH`); block ``b``
+holds its spins as a ``(p, W)`` ``float32`` array of ``+-1.0`` (site-major, chains innermost: the
+``W`` spins of one site are contiguous) and its random states as ``(4, W)`` ``uint32``. Blocks run
+in parallel (``prange``); within a block the scan runs site after site, every step a loop over the
+``W`` lanes that vectorises. The neighbourhoods come in one of two layouts, with the same spins:
+
+* **four slots** (:func:`four_slot_neighbourhoods`, graphs of degree at most 4: grids, tori, chains):
+  every site has 4 neighbour slots (padding slots point at the site itself with weight ``+0.0``), so
+  the field of a lane is one expression and each step is a single loop over the lanes (field, random
+  draw and decision), :func:`gibbs_lanes_fixed`;
+* **CSR** (any other graph): the field is summed slot by slot into a ``(W,)`` buffer, one lane loop
+  per slot, then the decision loop, :func:`gibbs_lanes`.
+
+Update equation (all in ``float32``)
+------------------------------------
+With ``L = log2(e)`` the wrapper stores ``w_ik = fl(-2 L theta_ik)`` and ``b_i = fl(-2 L theta_i)``.
+For each lane the kernel forms ``a = b_i + sum_k w_ik x_k`` (CSR order), which approximates
+``y = -2 L f_i``, so that ``exp(-2 f_i) = 2^y``. It clamps ``a`` to ``[-125, 125]``, splits it as
+``a = n + r`` with ``n = rint(a)`` (nearest integer) and ``|r| <= 1/2`` (exact), and computes
+
+.. math::
+
+    E = P(r) \cdot 2^n, \qquad P \approx 2^r \text{ on } [-\tfrac12, \tfrac12],
+
+``P`` the degree-:data:`EXP2_DEGREE` polynomial interpolating ``2^r`` at the Chebyshev nodes
+(:func:`exp2_coefficients`), ``2^n`` applied by adding ``n`` to the exponent bits. With a uniform ``u`` on the grid
+``{0, 2^-24, ..., 1 - 2^-24}`` it sets
+
+.. math::
+
+    x_i = +1 \iff \mathrm{fl}(\mathrm{fl}(u E) + u) < 1,
+
+which is ``u < 1 / (1 + E)`` up to the rounding of the product and sum: no division, no ``exp``.
+
+Error bound (the law is the Gibbs conditional up to this)
+---------------------------------------------------------
+Let ``q = P(x_i = +1 | x_{-i})`` under this kernel and ``sigma = sigma(2 f_i)``. Then
+
+.. math::
+
+    |q - \sigma| \le 2^{-24} + 2^{-23} + \tfrac14 \varepsilon_P + \tfrac{\ln 2}{4} |a - y| + 2^{-125},
+
+where ``2^-24`` is the grid of ``u``, ``2^-23`` the two roundings in the comparison (relative error
+``<= 2^-23`` of ``u (1 + E)``), ``varepsilon_P`` :data:`EXP2_RELATIVE_ERROR`, the relative error of ``E``
+against ``2^a`` (interpolation plus ``float32`` Horner rounding; ``dq/dlog E = -q (1 - q) <= 1/4``),
+``(ln 2 / 4) |a - y|`` the rounding of the field (``|d sigma / dy| <= ln 2 / 4``) and ``2^-125`` the clamp.
+The field error is ``|a - y| <= (d + 2) 2^-24 (|b_i| + sum_k |w_ik|)`` to first order for a site of
+degree ``d`` (one rounding per weight and per addition). For a site with ``sum |theta| <= 1`` the whole
+bound is below ``1e-6``: far below what any of this repository's statistical tests or experiments can
+see (their standard errors are ``>= 1e-3``). :func:`plus_probability` gives ``q`` exactly for a given
+``a`` (the decision is monotone in ``u``, so ``q`` is a threshold count over the ``2^24`` grid), and the
+tests check the bound on it.
+
+Random numbers
+--------------
+Each lane runs its own xoshiro128+ generator (Blackman & Vigna, *Scrambled linear pseudorandom number
+generators*, ACM TOMS 2021: the variant its authors recommend for floating-point output; period
+``2^128 - 1``), the four ``uint32`` words of the state seeded from the chain's ``uint64`` seed by two
+splitmix64 outputs (never all zero: splitmix64 is a bijection of its counter, so two consecutive
+outputs are not both zero). ``u`` is the top 24 bits of each output times ``2^-24``. One step is shifts,
+xors, a rotate and an add on 32-bit lanes, so the decision loop vectorises with it. Streams are
+independent in the usual sense of random seeding: the chains' seeds are distinct children of one
+:class:`numpy.random.SeedSequence` (:func:`dogs.samplers.base.chain_seeds`), and ``B`` streams of
+``T`` draws overlap with probability at most ``B^2 T / 2^128``. A chain's draws depend on its seed
+only, never on its lane, its block or the number of threads, so chain ``c`` gives the same spins
+whether it runs with 8 or 10 000 others (same seed, same numbers). No lane operation mixes lanes,
+and the kernel uses no fast-math flag, so the vector loop and its scalar remainder compute the same
+IEEE operations.
+
+Vectorisation (checked with ``inspect_asm`` on AVX2, numba 0.68, LLVM of that release)
+---------------------------------------------------------------------------------------
+The lane loop of :func:`gibbs_lanes_fixed` compiles to one 8-wide ``ymm`` loop (8 ``float32`` lanes per
+instruction, 32 bytes of spins per iteration): ``vmulps``/``vaddps`` for the field and the polynomial
+(no fast-math flag, so no ``vfmadd``: every lane rounds exactly as the scalar reference), ``vpxor``,
+``vpslld``, ``vpsrld``, ``vpaddd`` for the generator, ``vcvtdq2ps`` for ``u``, ``vroundps`` for ``rint``,
+``vmaxps``/``vminps`` for the clamp, ``vcmpltps`` and ``vblendvps`` for the decision; about 75
+instructions per 8 updates, some of them reloads of the polynomial's constants (AVX2 has 16 vector
+registers). LLVM guards the loop with run-time overlap checks of the spin rows and the random states and
+keeps a scalar copy of the body for the remainder (never run when ``W`` is a multiple of 8). In the CSR
+kernel each slot's loop and the decision loop vectorise the same way (the slot loops 4 ``ymm`` per
+iteration); the field buffer costs a load and a store per slot and lane.
+
+Everything is private and takes arrays and scalars only; :func:`dogs.samplers.gibbs.run_gibbs`
+validates, lays out and casts.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.extending import intrinsic
+
+from dogs._kernels.rng import splitmix64_next
+
+__all__ = [
+    "EXP2_DEGREE",
+    "EXP2_RELATIVE_ERROR",
+    "FIELD_SCALE",
+    "LANE_WIDTH",
+    "FIXED_SLOTS",
+    "exp2_coefficients",
+    "exp2_approx",
+    "four_slot_neighbourhoods",
+    "gibbs_lanes",
+    "gibbs_lanes_fixed",
+    "lane_states",
+    "plus_probability",
+    "spin_from_scaled_field",
+    "xoshiro128plus_next",
+]
+
+#: float32 lanes of one 256-bit (AVX2) vector: the smallest useful block.
+LANE_WIDTH = 8
+#: Slots per site of the fixed layout (:func:`four_slot_neighbourhoods`): grids, tori and chains fit.
+FIXED_SLOTS = 4
+#: Degree of the polynomial approximating ``2^r`` on ``[-1/2, 1/2]``.
+EXP2_DEGREE = 5
+#: Bound on ``|E / 2^a - 1|`` for the computed ``E`` of the module docstring (checked in the tests over a dense grid).
+EXP2_RELATIVE_ERROR = 2.0**-21
+#: ``w = FIELD_SCALE * theta`` in float64 before rounding to float32: ``-2 log2(e)``.
+FIELD_SCALE = -2.0 / math.log(2.0)
+_CLAMP = np.float32(125.0)
+_PLUS, _MINUS = np.float32(1.0), np.float32(-1.0)
+_TWO_POW_24 = np.float32(2.0**24)
+
+
+def exp2_coefficients(degree: int = EXP2_DEGREE) -> np.ndarray:
+    """Monomial coefficients (constant first, ``float32``) of the polynomial interpolating ``2^r`` at the
+    ``degree + 1`` Chebyshev nodes of ``[-1/2, 1/2]`` (interpolation error ``<= (ln 2)^(d+1) sqrt(2) / ((d+1)! 2^(2d+1))``)."""
+    nodes = 0.5 * np.cos((2 * np.arange(degree + 1) + 1) * np.pi / (2 * degree + 2))
+    coefficients = np.polynomial.polynomial.polyfit(nodes, np.exp2(nodes), degree)
+    return coefficients.astype(np.float32)
+
+
+_C0, _C1, _C2, _C3, _C4, _C5 = (np.float32(c) for c in exp2_coefficients())
+
+
+@intrinsic
+def _float32_from_bits(typingctx, bits):
+    """Reinterpret an ``int32`` as the ``float32`` with the same bits (an LLVM ``bitcast``)."""
+    if bits != types.int32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+
+    return types.float32(types.int32), codegen
+
+
+@intrinsic
+def _bits_from_float32(typingctx, value):
+    """The ``int32`` with the bits of a ``float32`` (an LLVM ``bitcast``)."""
+    if value != types.float32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+
+    return types.int32(types.float32), codegen
+
+
+@njit(inline="always", cache=True)
+def exp2_approx(a):
+    """``E ~ 2^a`` for a ``float32`` ``a``, clamped to ``[-125, 125]`` (module docstring).
+
+    ``n = rint(y)`` (round half to even, so ``|r| <= 1/2``) and ``2^n`` enters by adding ``n`` to the exponent
+    field of ``P(r)`` (``P(r)`` is in ``[0.70, 1.42]``, so the result stays a normal number): exactly ``P(r) 2^n``.
+    """
+    y = min(max(a, -_CLAMP), _CLAMP)
+    n = np.rint(y)
+    r = y - n
+    poly = ((((_C5 * r + _C4) * r + _C3) * r + _C2) * r + _C1) * r + _C0
+    return _float32_from_bits(np.int32(_bits_from_float32(poly) + (np.int32(n) << np.int32(23))))
+
+
+@njit(inline="always", cache=True)
+def spin_from_scaled_field(a, k):
+    """``+1.0`` iff ``fl(fl(k E) + k) < 2^24`` with ``E = exp2_approx(a)``, else ``-1.0`` (``float32``).
+
+    ``k`` is the ``float32`` integer ``2^24 u``; scaling by ``2^24`` is exact, so this is the decision
+    ``fl(fl(u E) + u) < 1`` of the module docstring.
+    """
+    return _PLUS if k * exp2_approx(a) + k < _TWO_POW_24 else _MINUS
+
+
+@njit(cache=True)
+def plus_probability(a):
+    """Exact probability that :func:`spin_from_scaled_field` gives ``+1`` for the scaled field ``a`` and
+    ``u`` uniform on ``{k 2^-24}``: the decision is monotone in ``u``, so it is ``k* 2^-24`` for the
+    number ``k*`` of grid points that give ``+1`` (found by bisection)."""
+    a = np.float32(a)
+    low, high = 0, 1 << 24  # find the first k giving -1 (or 2^24) by bisection; k = 0 gives +1 as E is finite
+    if spin_from_scaled_field(a, np.float32(0.0)) < 0:
+        return 0.0
+    while high - low > 1:
+        mid = (low + high) // 2
+        if spin_from_scaled_field(a, np.float32(mid)) > 0:
+            low = mid
+        else:
+            high = mid
+    return high * 2.0**-24
+
+
+@njit(inline="always", cache=True)
+def xoshiro128plus_next(s0, s1, s2, s3):
+    """One xoshiro128+ step on four ``uint32`` words: returns ``(output, s0, s1, s2, s3)``."""
+    result = np.uint32(s0 + s3)
+    shifted = np.uint32(s1 << np.uint32(9))
+    s2 = np.uint32(s2 ^ s0)
+    s3 = np.uint32(s3 ^ s1)
+    s1 = np.uint32(s1 ^ s2)
+    s0 = np.uint32(s0 ^ s3)
+    s2 = np.uint32(s2 ^ shifted)
+    s3 = np.uint32((s3 << np.uint32(11)) | (s3 >> np.uint32(21)))
+    return result, s0, s1, s2, s3
+
+
+@njit(cache=True)
+def lane_states(seeds):
+    """``(4, n)`` ``uint32`` xoshiro128+ states, column ``c`` from the ``uint64`` seed ``seeds[c]`` (two splitmix64 outputs, low word first)."""
+    states = np.empty((4, seeds.size), dtype=np.uint32)
+    mask = np.uint64(0xFFFFFFFF)
+    for c in range(seeds.size):
+        counter = np.uint64(seeds[c])
+        for half in range(2):
+            word, counter = splitmix64_next(counter)
+            states[2 * half, c] = np.uint32(word & mask)
+            states[2 * half + 1, c] = np.uint32(word >> np.uint64(32))
+    return states
+
+
+@njit(inline="always", cache=True)
+def _advance_block(graph, weights, bias, scan, start, stop, spins, field, s0, s1, s2, s3):
+    """Scan steps ``start <= t < stop`` on one block: ``spins`` (p, W) float32, the lanes' states ``s0..s3`` (W,);
+    ``graph = (indptr, neighbors)`` (CSR), the field summed slot by slot into the buffer ``field`` (W,)."""
+    indptr, neighbors = graph
+    width = spins.shape[1]
+    for t in range(start, stop):
+        site = np.uint64(scan[t])
+        start_value = bias[site]
+        for c in range(width):
+            field[c] = start_value
+        for slot in range(indptr[site], indptr[site + np.uint64(1)]):
+            weight = weights[slot]
+            neighbour = spins[np.uint64(neighbors[slot])]
+            for c in range(width):
+                field[c] += weight * neighbour[c]
+        out = spins[site]
+        for c in range(width):
+            _decide_lane(field[c], c, out, s0, s1, s2, s3)
+
+
+def four_slot_neighbourhoods(indptr, neighbors, weights):
+    """The fixed layout for graphs of degree at most 4: ``(slots, slot_weights)``, ``(p, 4)`` int64 and float32,
+    site ``i``'s neighbours in CSR order then padding slots holding ``i`` with weight ``+0.0``; ``None`` for a
+    larger degree or no edge. The padding adds ``+-0.0`` after the real terms, which changes at most the sign of
+    a zero field, and the decision does not see that sign: the spins equal the CSR kernel's."""
+    degrees = np.diff(indptr)
+    if neighbors.size == 0 or degrees.max() > FIXED_SLOTS:
+        return None
+    n_vars = degrees.size
+    slots = np.repeat(np.arange(n_vars, dtype=np.int64)[:, None], FIXED_SLOTS, axis=1)
+    slot_weights = np.zeros((n_vars, FIXED_SLOTS), dtype=np.float32)
+    rank = np.arange(neighbors.size) - np.repeat(indptr[:-1], degrees)
+    site = np.repeat(np.arange(n_vars), degrees)
+    slots[site, rank] = neighbors
+    slot_weights[site, rank] = weights
+    return slots, slot_weights
+
+
+@njit(inline="always", cache=True)
+def _decide_lane(a, c, out, s0, s1, s2, s3):
+    """Draw lane ``c``'s next uniform and write its new spin for the scaled field ``a`` into ``out[c]``."""
+    bits, s0[c], s1[c], s2[c], s3[c] = xoshiro128plus_next(s0[c], s1[c], s2[c], s3[c])
+    out[c] = spin_from_scaled_field(a, np.float32(np.int32(bits >> np.uint32(8))))
+
+
+@njit(inline="always", cache=True)
+def _advance_block_fixed(slots, weights, bias, scan, start, stop, spins, field, s0, s1, s2, s3):
+    """:func:`_advance_block` for the fixed four-slot layout of :func:`four_slot_neighbourhoods`: the field and the
+    decision of a lane in one loop (no field buffer), the four neighbour rows and weights read once per site."""
+    width = spins.shape[1]
+    for t in range(start, stop):
+        site = np.uint64(scan[t])
+        start_value = bias[site]
+        w0, w1, w2, w3 = weights[site, 0], weights[site, 1], weights[site, 2], weights[site, 3]
+        x0, x1 = spins[np.uint64(slots[site, 0])], spins[np.uint64(slots[site, 1])]
+        x2, x3 = spins[np.uint64(slots[site, 2])], spins[np.uint64(slots[site, 3])]
+        out = spins[site]
+        for c in range(width):
+            a = (((start_value + w0 * x0[c]) + w1 * x1[c]) + w2 * x2[c]) + w3 * x3[c]
+            _decide_lane(a, c, out, s0, s1, s2, s3)
+
+
+@njit(inline="always", cache=True)
+def _run_block(advance, graph, weights, bias, scan, spins, states, record_vars, record_times, recorded):
+    """One block through the scan with ``advance`` (:func:`_advance_block` on CSR, :func:`_advance_block_fixed` on
+    four slots), recording at checkpoints."""
+    field = np.empty(spins.shape[1], dtype=np.float32)
+    s0, s1, s2, s3 = states[0], states[1], states[2], states[3]
+    done = 0
+    for r in range(record_times.size):
+        stop = record_times[r]
+        advance(graph, weights, bias, scan, done, stop, spins, field, s0, s1, s2, s3)
+        done = stop
+        for v in range(record_vars.size):
+            row = spins[record_vars[v]]
+            for c in range(spins.shape[1]):
+                recorded[c, r, v] = np.int8(row[c])
+    advance(graph, weights, bias, scan, done, scan.size, spins, field, s0, s1, s2, s3)
+
+
+@njit(parallel=True, cache=True)
+def gibbs_lanes(indptr, neighbors, weights, bias, scan, spins, states, record_vars, record_times, recorded):
+    """Run every block of lanes through the whole scan, in place, recording at checkpoints.
+
+    Parameters
+    ----------
+    indptr, neighbors : (p+1,) and (S,) int64
+        CSR neighbourhoods of the model (neighbours sorted per row).
+    weights : (S,) float32
+        ``fl(FIELD_SCALE * theta)`` per CSR slot.
+    bias : (p,) float32
+        ``fl(FIELD_SCALE * theta_i)``.
+    scan : (T,) int64
+        Site indices in ``[0, p)`` (no uniform ``-1`` steps: every lane updates the same site).
+    spins : (n_blocks, p, W) float32
+        ``+-1.0``; overwritten with the states after ``T`` steps.
+    states : (n_blocks, 4, W) uint32
+        xoshiro128+ states of the lanes (:func:`lane_states`), advanced in place.
+    record_vars, record_times : (V,) and (R,) int64
+        As in :func:`dogs._kernels.gibbs.gibbs_chain`.
+    recorded : (n_blocks, W, R, V) int8
+        Output buffer: ``recorded[b, c, r, v]`` is ``record_vars[v]`` of lane ``c`` of block ``b`` after ``record_times[r]`` steps.
+    """
+    for b in prange(spins.shape[0]):
+        _run_block(_advance_block, (indptr, neighbors), weights, bias, scan, spins[b], states[b], record_vars, record_times,
+                   recorded[b])
+
+
+@njit(parallel=True, cache=True)
+def gibbs_lanes_fixed(slots, slot_weights, bias, scan, spins, states, record_vars, record_times, recorded):
+    """:func:`gibbs_lanes` on the fixed four-slot layout (:func:`four_slot_neighbourhoods`): same spins, faster."""
+    for b in prange(spins.shape[0]):
+        _run_block(_advance_block_fixed, slots, slot_weights, bias, scan, spins[b], states[b], record_vars, record_times,
+                   recorded[b])
