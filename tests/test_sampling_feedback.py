@@ -6,11 +6,13 @@ from __future__ import annotations
 import types
 
 import numpy as np
+import pytest
 
 import dogs.sampling as sampling
 from dogs.models import grid_model
 
 
+@pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")  # eight passes do not converge
 def test_progress_bar_goes_to_standard_error_only_when_asked(monkeypatch, capsys):
     monkeypatch.setattr(sampling, "PROGRESS_DELAY_SECONDS", 0)
     model = grid_model(3, 3, 0.2)
