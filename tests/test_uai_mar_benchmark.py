@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from dogs.benchmarks.uai_mar import hellinger, main
 
@@ -31,3 +32,11 @@ def test_every_sampler_runs_on_every_grid_and_writes_table_and_figure(tmp_path, 
         assert r["passes"] >= 1
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "mean Hellinger" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["--sides", "20"], ["--seconds", "0"], ["--seconds", "nan"], ["--chains", "0"],
+                                  ["--coupling", "-1"]])
+def test_bad_settings_are_refused_before_any_work(argv, tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--out", str(tmp_path / "x.json"), *argv])
+    assert stop.value.code == 2 and "must" in capsys.readouterr().err and not (tmp_path / "x.json").exists()
