@@ -137,9 +137,12 @@ def _cpu_model() -> str:
 
 
 def _run_revisions(results_dir: Path) -> list[str]:
-    """The git revisions recorded by the results' sidecars (``*.meta.json``), most frequent first."""
+    """The git revisions recorded by the results' sidecars (``*.meta.json``), most frequent first (a smoke run's
+    ``smoke/`` folder, which the default paper-scale results folder holds, left out)."""
     found = Counter()
     for sidecar in results_dir.rglob("*.meta.json"):
+        if "smoke" in sidecar.relative_to(results_dir).parts[:1]:  # a smoke run's results/smoke/, not this run's
+            continue
         try:
             revision = json.loads(sidecar.read_text()).get("git_revision")
         except (OSError, ValueError):
