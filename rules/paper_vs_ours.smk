@@ -56,8 +56,11 @@ rule paper_vs_ours_publish:
         CONDA_ENV
     params:
         python=PYTHON,
-        results=RESULTS,
-        figures=FIGURES,
+        # the folders the inputs lie in, derived from the inputs themselves
+        results=lambda wildcards, input: os.path.dirname(os.path.dirname(input.table)),
+        figures=lambda wildcards, input: os.path.dirname(
+            os.path.dirname(input.figures[0])
+        ),
     shell:
         "{params.python} -m dogs.workflow.published publish --results {params.results:q} --figures {params.figures:q} "
         "--out docs/results --readme README.md > {log} 2>&1"
