@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_path", "remove_stale_temporaries", "write_csv", "write_npz", "write_json", "read_json", "write_meta", "meta_path", "machine_info"]
+__all__ = ["atomic_path", "remove_stale_temporaries", "write_csv", "write_npz", "write_json", "read_json", "write_meta", "meta_path", "machine_info",
+           "git_revision"]
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -138,16 +139,17 @@ def _package_versions() -> dict:
     return versions
 
 
-def _git_revision() -> str | None:
+def git_revision(folder=None) -> str | None:
+    """The git commit checked out in ``folder`` (default: this package's source), ``-dirty`` when tracked files
+    differ from it; None outside a repository."""
+    where = Path(__file__).parent if folder is None else Path(folder)
     try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent
-        )
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=where)
         if out.returncode != 0:
             return None
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent,
+            capture_output=True, text=True, timeout=5, cwd=where,
         )
         return out.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
@@ -173,7 +175,7 @@ def write_meta(result_path, *, settings: dict, seed=None, elapsed_seconds: float
         "seed": seed,
         "elapsed_seconds": elapsed_seconds,
         "versions": _package_versions(),
-        "git_revision": _git_revision(),
+        "git_revision": git_revision(),
     }
     if extra:
         meta.update(extra)

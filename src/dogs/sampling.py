@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from dogs.models.binary import BinaryPairwiseMRF
-from dogs.models.discrete import DiscretePairwiseMRF
+from dogs.models.discrete import DiscretePairwiseMRF, cardinalities
 from dogs.models.evidence import condition
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
@@ -248,7 +248,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     conditioned = condition(model, evidence or {})
     reduced = conditioned.model
     binary = isinstance(reduced, BinaryPairwiseMRF)
-    cards = reduced.cardinalities if not binary else np.full(reduced.n_vars, 2, dtype=np.int64)
+    cards = cardinalities(reduced)
     one_pass = _scan_for(scan, length, conditioned)
     recorded = _recorded(variables, conditioned)
     root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)

@@ -20,7 +20,7 @@ import numpy as np
 from dogs.cli._checks import InputError, TooLargeError, readable_file
 from dogs.cli._guard import Guard
 
-__all__ = ["HigherOrderBinary", "MAX_ABS_PARAMETER", "cardinalities", "load_model", "pairwise_only"]
+__all__ = ["HigherOrderBinary", "MAX_ABS_PARAMETER", "load_model", "pairwise_only"]
 
 #: Largest accepted magnitude of a coupling or field in a ``.npz`` model.
 MAX_ABS_PARAMETER = 1e150
@@ -147,11 +147,6 @@ def _npz_arrays(archive: zipfile.ZipFile, file: Path, guard: Guard) -> dict:
         with archive.open(info) as stream:
             arrays[key] = np.lib.format.read_array(stream, allow_pickle=False)
     return arrays
-
-
-def cardinalities(model) -> np.ndarray:
-    """States per variable (a ±1 model has two: label 0 = spin -1, label 1 = spin +1)."""
-    return model.cardinalities if hasattr(model, "cardinalities") else np.full(model.n_vars, 2)
 
 
 def pairwise_only(model, command: str):

@@ -47,7 +47,8 @@ from dogs.cli._checks import InputError, count, output_path, seed as parse_seed
 from dogs.cli._commands import make_scan
 from dogs.cli._evidence import load_evidence
 from dogs.cli._guard import Guard
-from dogs.cli._models import cardinalities, load_model, pairwise_only
+from dogs.cli._models import load_model, pairwise_only
+from dogs.models.discrete import cardinalities
 from dogs.cli._plots import check_mar_request, check_plot, plot_sample
 from dogs.sampling import RHAT_THRESHOLD, diagnose
 

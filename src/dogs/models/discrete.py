@@ -20,7 +20,7 @@ import numpy as np
 
 from dogs.models.graph import check_edges, neighbour_lists
 
-__all__ = ["DiscretePairwiseMRF"]
+__all__ = ["DiscretePairwiseMRF", "cardinalities"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,3 +128,10 @@ class DiscretePairwiseMRF:
         edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
         table = sigma * np.eye(n_states)
         return cls(np.full(p, n_states), list(unary), edges, [table] * len(edges), shape=shape)
+
+
+def cardinalities(model) -> np.ndarray:
+    """States per variable of a binary (two each: label 0 = spin -1, label 1 = spin +1) or discrete model."""
+    if isinstance(model, DiscretePairwiseMRF):
+        return model.cardinalities
+    return np.full(model.n_vars, 2, dtype=np.int64)

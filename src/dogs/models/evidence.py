@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from dogs.models.binary import BinaryPairwiseMRF
-from dogs.models.discrete import DiscretePairwiseMRF
+from dogs.models.discrete import DiscretePairwiseMRF, cardinalities
 
 __all__ = ["ConditionedModel", "EvidenceError", "check_evidence", "condition", "read_uai_evidence"]
 
@@ -88,10 +88,6 @@ class ConditionedModel:
         return out
 
 
-def _cardinalities(model) -> np.ndarray:
-    return model.cardinalities if isinstance(model, DiscretePairwiseMRF) else np.full(model.n_vars, 2, dtype=np.int64)
-
-
 def check_evidence(model, evidence) -> dict:
     """``evidence`` (a mapping or ``(variable, label)`` pairs) checked against ``model``, as a sorted dict.
 
@@ -102,7 +98,7 @@ def check_evidence(model, evidence) -> dict:
     if not isinstance(model, (BinaryPairwiseMRF, DiscretePairwiseMRF)):
         raise TypeError(f"evidence needs a BinaryPairwiseMRF or DiscretePairwiseMRF, got {type(model).__name__}")
     pairs = evidence.items() if hasattr(evidence, "items") else evidence
-    cards = _cardinalities(model)
+    cards = cardinalities(model)
     out: dict[int, int] = {}
     for pair in pairs:
         try:

@@ -21,7 +21,6 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -29,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from dogs.claims import VERDICTS
+from dogs.io import git_revision, machine_info
 
 __all__ = [
     "BEGIN",
@@ -118,24 +118,6 @@ def rewrite_readme(readme: str | os.PathLike, table_csv: str | os.PathLike) -> b
     return new != text
 
 
-def _git_revision(folder: Path) -> str | None:
-    try:
-        proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True, timeout=30)
-    except OSError:
-        return None
-    return proc.stdout.strip() if proc.returncode == 0 else None
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def _run_revisions(results_dir: Path) -> list[str]:
     """The git revisions recorded by the results' sidecars (``*.meta.json``), most frequent first (a smoke run's
     ``smoke/`` folder, which the default paper-scale results folder holds, left out)."""
@@ -188,8 +170,8 @@ def publish(results_dir, figures_dir, out_dir, repository=".") -> dict:
         "run_git_revisions": _run_revisions(results_dir),
         "table_written": table_time.isoformat(timespec="seconds"),
         "published": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "published_from_git_revision": _git_revision(Path(repository)),
-        "machine": {"hostname": platform.node(), "cpu": _cpu_model(), "cores": os.cpu_count(),
+        "published_from_git_revision": git_revision(repository),
+        "machine": {"hostname": platform.node(), "cpu": machine_info()["cpu"], "cores": os.cpu_count(),
                     "system": f"{platform.system()} {platform.release()}", "python": platform.python_version()},
         "table": list(TABLE_FILES),
         "figures": figures,
