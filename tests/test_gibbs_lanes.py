@@ -1,5 +1,6 @@
-"""Chain-vectorised Gibbs kernel: exp2 and conditional-probability bounds, kernel vs plain Python, layout
-independence, kernel choice, and marginals against exact enumeration.
+"""Chain-vectorised Gibbs kernels (the table kernel on degree <= 4, the float32 kernel elsewhere): the table's and
+the polynomial's bounds, kernels vs plain Python, layout independence, kernel choice, the vector code, and
+marginals against exact enumeration.
 
 Statistical tests state their false-failure rate; every seed below was fixed before the test was first run
 and never changed to make a test pass.
@@ -24,6 +25,8 @@ from dogs._kernels.gibbs_lanes import (
     lane_states,
     plus_probability,
 )
+import dogs._kernels.gibbs_table as gibbs_table_module
+from dogs._kernels.gibbs_table import slot_table, stored_entry
 from dogs._kernels.rng import splitmix64_next
 from dogs.exact.enumeration import brute_force
 from dogs.models import BinaryPairwiseMRF
@@ -135,6 +138,76 @@ def lanes_reference(model, scan_indices, seed, initial, record_vars, record_time
     return np.array(x, dtype=np.int8), np.array(recordings, dtype=np.int8).reshape(len(record_times), len(record_vars))
 
 
+def table_reference(model, scan_indices, seed, initial, record_vars, record_times):
+    """One chain of the table kernel in plain Python: the same generator, ``+1`` iff ``output >> 1 < T_{i,c}``."""
+    state = _lane_state_reference(int(seed))
+    _, thresholds = slot_table(model.indptr, model.neighbors, model.coupling, model.h)
+    x = [int(v) for v in initial]
+    recordings, next_record = [], 0
+    for t in range(len(scan_indices) + 1):
+        while next_record < len(record_times) and record_times[next_record] == t:
+            recordings.append([x[v] for v in record_vars])
+            next_record += 1
+        if t == len(scan_indices):
+            break
+        i = int(scan_indices[t])
+        configuration = sum(1 << k for k, slot in enumerate(range(model.indptr[i], model.indptr[i + 1]))
+                            if x[model.neighbors[slot]] > 0)
+        x[i] = 1 if (_xoshiro128plus_reference(state) >> 1) < thresholds[i, stored_entry(configuration)] else -1
+    return np.array(x, dtype=np.int8), np.array(recordings, dtype=np.int8).reshape(len(record_times), len(record_vars))
+
+
+def _sigma(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+
+def test_table_is_the_gibbs_conditional_within_two_to_the_minus_31():
+    """``|T_{i,c} / 2^31 - sigma(2 f_i(c))| <= 2^-31`` (+ float64 rounding) for every site and configuration,
+    ``f_i(c)`` summed here in plain Python: open grid, torus, a path (padding slots) and fields where sigma is 0 or 1."""
+    rng = np.random.default_rng(31)
+    models = [_random_grid(4, 5, False, rng, coupling_scale=2.0, field_scale=1.0), _random_grid(3, 4, True, rng),
+              _random_band_graph(7, (1,), 1.0, rng), _random_grid(2, 3, False, rng, coupling_scale=50.0, field_scale=40.0)]
+    for model in models:
+        slots, thresholds = slot_table(model.indptr, model.neighbors, model.coupling, model.h)
+        for i in range(model.n_vars):
+            terms = list(zip(model.neighbors[model.indptr[i]:model.indptr[i + 1]], model.coupling[model.indptr[i]:model.indptr[i + 1]]))
+            assert slots[i].tolist() == [j for j, _ in terms] + [model.n_vars] * (4 - len(terms))
+            for c in range(16):
+                f = math.fsum([float(model.h[i])] + [w * (1 if c >> k & 1 else -1) for k, (_, w) in enumerate(terms)])
+                assert abs(thresholds[i, stored_entry(c)] / 2.0**31 - _sigma(2 * f)) <= 2.0**-31 + 1e-15, (i, c)
+    assert {0, 2**31 - 1} <= set(np.unique(slot_table(models[3].indptr, models[3].neighbors, models[3].coupling, models[3].h)[1]))
+    assert slot_table(*(lambda m: (m.indptr, m.neighbors, m.coupling, m.h))(_random_band_graph(12, (1, 2, 5), 1.0, rng))) is None
+
+
+def test_table_kernel_vector_code(monkeypatch):
+    """On AVX2 the lookup is two ``vpermd`` in the compiled kernel; the portable path (LLVM's generic gather, which
+    LLVM may lower to scalar loads) gives the same spins."""
+    model = _random_grid(4, 4, True, np.random.default_rng(8), coupling_scale=1.0)
+    scan = systematic_scan(16, 16 * 30)
+    lanes = run_gibbs(model, scan, seed=5, n_chains=24, kernel="lanes")
+    slots, thresholds = slot_table(model.indptr, model.neighbors, model.coupling, model.h)
+    empty = np.zeros(0, dtype=np.int64)
+
+    def compiled_fresh():  # not from numba's cache, so that the intrinsic's code generation runs again
+        kernel = numba.njit(parallel=True)(gibbs_table_module.gibbs_table.py_func)
+        bits = np.zeros((1, 17, 24), dtype=np.int8)
+        bits[0, :16] = -1  # every chain starts at +1 (run_gibbs's default), held as the byte -1
+        states = np.zeros((1, 4, 24 + gibbs_table_module.STATE_PADDING), dtype=np.uint32)
+        states[0, :, :24] = lane_states(lanes.seeds)
+        kernel(slots, thresholds, scan.indices, bits, states, empty, empty, np.zeros((1, 24, 0, 0), dtype=np.int8))
+        return kernel, -2 * bits[0, :16].T.astype(np.int64) - 1
+
+    kernel, spins = compiled_fresh()
+    np.testing.assert_array_equal(spins, lanes.states)
+    if gibbs_table_module._host_has_avx2():
+        assembly = "".join(kernel.inspect_asm().values())
+        assert "vpermd" in assembly and "ymm" in assembly
+    monkeypatch.setattr(gibbs_table_module, "_host_has_avx2", lambda: False)
+    kernel, gathered = compiled_fresh()
+    np.testing.assert_array_equal(gathered, lanes.states)
+    assert "vpermd" not in "".join(kernel.inspect_asm().values())  # the other path ran (LLVM may scalarise the gather)
+
+
 def test_lane_states_match_plain_python_seeding():
     seeds = np.array([0, 1, 2**63 + 5, 2**64 - 1], dtype=np.uint64)
     states = lane_states(seeds)
@@ -144,20 +217,22 @@ def test_lane_states_match_plain_python_seeding():
 
 
 @pytest.mark.parametrize("n_chains", [8, 13])
-def test_lane_kernel_matches_plain_python_reference(n_chains):
+def test_lane_kernels_match_plain_python_references(n_chains):
     rng = np.random.default_rng(43 + n_chains)
     models = [
-        _random_grid(3, 4, False, rng),
+        _random_grid(3, 4, False, rng),  # the table kernel (degree <= 4) ...
         _random_grid(3, 3, True, rng),
-        _random_band_graph(12, (1, 2, 5), 0.8, rng),
         BinaryPairwiseMRF(np.zeros((0, 2), dtype=np.int64), [], rng.normal(0, 1, 3)),  # no edges
+        _random_grid(3, 3, False, rng, coupling_scale=400.0, field_scale=300.0),  # sigma rounds to 0 or 1 somewhere
+        _random_band_graph(12, (1, 2, 5), 0.8, rng),  # ... and the float32 kernel (degree up to 6)
     ]
-    for model in models:  # the grids and the torus run the four-slot kernel, the band graph and no-edge model CSR
+    for model in models:
         steps = explicit_scan(rng.integers(0, model.n_vars, 6 * model.n_vars), model.n_vars)
         starts = rng.choice(np.array([-1, 1], dtype=np.int8), size=(n_chains, model.n_vars))
         watched = dict(record_vars=[0, model.n_vars - 1], record_times=sorted([0, 1, model.n_vars, 3 * model.n_vars, len(steps)]))
         result = run_gibbs(model, steps, seed=7, n_chains=n_chains, initial_state=starts, kernel="lanes", **watched)
-        replayed = [lanes_reference(model, steps.indices, seed, start, **watched) for seed, start in zip(result.seeds, starts)]
+        reference = table_reference if slot_table(model.indptr, model.neighbors, model.coupling, model.h) else lanes_reference
+        replayed = [reference(model, steps.indices, seed, start, **watched) for seed, start in zip(result.seeds, starts)]
         np.testing.assert_array_equal(result.states, np.stack([final for final, _ in replayed]))
         np.testing.assert_array_equal(result.recorded, np.stack([recorded for _, recorded in replayed]))
 
@@ -191,30 +266,40 @@ def test_kernel_choice():
         run_gibbs(model, uniform_scan(9, 90), seed=3, n_chains=8, kernel="lanes")
     with pytest.raises(ValueError, match="kernel must be one of"):
         run_gibbs(model, scan, seed=3, n_chains=8, kernel="simd")
-    huge = BinaryPairwiseMRF(np.array([[0, 1]]), [1e300], [0.0, 0.0])
-    assert not lanes_apply(huge, systematic_scan(2, 4))
-    assert run_gibbs(huge, systematic_scan(2, 4), seed=0, n_chains=8).states.shape == (8, 2)
+    # fields beyond float32: the float32 kernel (degree 5 here) refuses, auto falls back; the table takes them
+    star = np.array([[0, k] for k in range(1, 6)])
+    huge = BinaryPairwiseMRF(star, [1e300] * 5, np.zeros(6))
+    assert not lanes_apply(huge, systematic_scan(6, 12))
+    assert run_gibbs(huge, systematic_scan(6, 12), seed=0, n_chains=16).states.shape == (16, 6)
+    huge_pair = BinaryPairwiseMRF(np.array([[0, 1]]), [1e300], [0.0, 0.0])
+    assert lanes_apply(huge_pair, systematic_scan(2, 4))
+    assert np.all(run_gibbs(huge_pair, systematic_scan(2, 4), seed=0, n_chains=16, kernel="lanes").states == 1)
 
 
 # ------------------------------------------------------------------ marginals against exact enumeration
-# 2 models x 3 seeds x 4 record times x 9 sites = 216 comparisons, Bonferroni to 1e-4 overall (as in test_gibbs).
+# 3 models x 3 seeds x 4 record times x 9 sites = 324 comparisons, Bonferroni to 1e-4 overall (as in test_gibbs).
 _SEEDS = (101, 202, 303)
-_COMPARISONS = 2 * len(_SEEDS) * 4 * 9
+_COMPARISONS = 3 * len(_SEEDS) * 4 * 9
 _FALSE_FAILURE_RATE = 1e-4
 
 
-@pytest.mark.parametrize("torus", [False, True], ids=["open", "torus"])
-def test_lane_marginals_match_exact_enumeration(torus):
-    """P(X_i^t = +1) from 40 000 independent lane-kernel chains vs the exact law of X^t, at three seeds.
+@pytest.mark.parametrize("graph", ["open", "torus", "band"])
+def test_lane_marginals_match_exact_enumeration(graph):
+    """P(X_i^t = +1) from 40 000 independent lane-kernel chains vs the exact law of X^t, at three seeds: the 3 x 3
+    grid and torus run the table kernel, a band graph of degree up to 6 the float32 kernel.
 
     Each count of ``+1`` is Binomial(40 000, P(X_i^t = +1)) up to the kernel's stated rounding (below 1e-6
     per update here, invisible beside the standard error ~2.5e-3); each two-sided exact binomial test runs
-    at level ``1e-4 / 216``, so the false-failure rate of both cases together is at most 1e-4. The scan is
+    at level ``1e-4 / 324``, so the false-failure rate of the three cases together is at most 1e-4. The scan is
     40 sweeps, each in its own random order (the lane kernel needs one scan shared by the chains); the last time is long enough
     that the exact law equals the stationary marginals of :func:`dogs.exact.enumeration.brute_force`.
     """
-    rng = np.random.default_rng(17 if torus else 18)
-    model = _random_grid(3, 3, torus, rng, coupling_scale=0.5, field_scale=0.3)
+    rng = np.random.default_rng({"open": 18, "torus": 17, "band": 19}[graph])
+    if graph == "band":
+        model = _random_band_graph(9, (1, 2, 3), 1.0, rng, scale=0.4)
+        assert slot_table(model.indptr, model.neighbors, model.coupling, model.h) is None  # the float32 kernel
+    else:
+        model = _random_grid(3, 3, graph == "torus", rng, coupling_scale=0.5, field_scale=0.3)
     p, n_chains = 9, 40_000
     scan = explicit_scan(np.concatenate([rng.permutation(p) for _ in range(40)]), p)  # 40 sweeps in random orders
     record_times = [1, 5, 3 * p, 40 * p]

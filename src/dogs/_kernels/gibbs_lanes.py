@@ -16,16 +16,14 @@ Layout
 ------
 Chains are grouped in *blocks* of ``W`` lanes (``W`` a multiple of :data:`LANE_WIDTH`); block ``b``
 holds its spins as a ``(p, W)`` ``float32`` array of ``+-1.0`` (site-major, chains innermost: the
-``W`` spins of one site are contiguous) and its random states as ``(4, W)`` ``uint32``. Blocks run
-in parallel (``prange``); within a block the scan runs site after site, every step a loop over the
-``W`` lanes that vectorises. The neighbourhoods come in one of two layouts, with the same spins:
+``W`` spins of one site are contiguous) and its random states as ``(4, W + padding)`` ``uint32`` (the
+padding keeps blocks of different threads a cache line apart). Blocks run in parallel (``prange``);
+within a block the scan runs site after site: the field is summed neighbour slot by neighbour slot
+(CSR) into a ``(W,)`` buffer, one lane loop per slot, then the decision loop.
 
-* **four slots** (:func:`four_slot_neighbourhoods`, graphs of degree at most 4: grids, tori, chains):
-  every site has 4 neighbour slots (padding slots point at the site itself with weight ``+0.0``), so
-  the field of a lane is one expression and each step is a single loop over the lanes (field, random
-  draw and decision), :func:`gibbs_lanes_fixed`;
-* **CSR** (any other graph): the field is summed slot by slot into a ``(W,)`` buffer, one lane loop
-  per slot, then the decision loop, :func:`gibbs_lanes`.
+Graphs of degree at most 4 (grids, tori, chains) run the table kernel of :mod:`dogs._kernels.gibbs_table`
+instead: same lanes and generators, the conditional tabulated exactly, about 3 times faster. This kernel
+serves every other graph.
 
 Update equation (all in ``float32``)
 ------------------------------------
@@ -85,16 +83,13 @@ IEEE operations.
 
 Vectorisation (checked with ``inspect_asm`` on AVX2, numba 0.68, LLVM of that release)
 ---------------------------------------------------------------------------------------
-The lane loop of :func:`gibbs_lanes_fixed` compiles to one 8-wide ``ymm`` loop (8 ``float32`` lanes per
-instruction, 32 bytes of spins per iteration): ``vmulps``/``vaddps`` for the field and the polynomial
-(no fast-math flag, so no ``vfmadd``: every lane rounds exactly as the scalar reference), ``vpxor``,
-``vpslld``, ``vpsrld``, ``vpaddd`` for the generator, ``vcvtdq2ps`` for ``u``, ``vroundps`` for ``rint``,
-``vmaxps``/``vminps`` for the clamp, ``vcmpltps`` and ``vblendvps`` for the decision; about 75
-instructions per 8 updates, some of them reloads of the polynomial's constants (AVX2 has 16 vector
-registers). LLVM guards the loop with run-time overlap checks of the spin rows and the random states and
-keeps a scalar copy of the body for the remainder (never run when ``W`` is a multiple of 8). In the CSR
-kernel each slot's loop and the decision loop vectorise the same way (the slot loops 4 ``ymm`` per
-iteration); the field buffer costs a load and a store per slot and lane.
+LLVM's loop vectoriser turns each slot loop and the decision loop into 8-wide ``ymm`` loops (8 ``float32``
+lanes per instruction): ``vmulps``/``vaddps`` for the field and the polynomial (no fast-math flag, so no
+``vfmadd``: every lane rounds exactly as the scalar reference), ``vpxor``, ``vpslld``, ``vpsrld``,
+``vpaddd`` for the generator, ``vcvtdq2ps`` for ``u``, ``vroundps`` for ``rint``, ``vmaxps``/``vminps``
+for the clamp, ``vcmpltps`` and ``vblendvps`` for the decision. It guards the loops with run-time overlap
+checks and keeps a scalar copy of each body, and it unrolls the vector loop twice, so a block of 8 lanes
+runs the scalar copy: blocks of 16 or more lanes are several times faster per lane.
 
 Everything is private and takes arrays and scalars only; :func:`dogs.samplers.gibbs.run_gibbs`
 validates, lays out and casts.
@@ -116,12 +111,9 @@ __all__ = [
     "EXP2_RELATIVE_ERROR",
     "FIELD_SCALE",
     "LANE_WIDTH",
-    "FIXED_SLOTS",
     "exp2_coefficients",
     "exp2_approx",
-    "four_slot_neighbourhoods",
     "gibbs_lanes",
-    "gibbs_lanes_fixed",
     "lane_states",
     "plus_probability",
     "spin_from_scaled_field",
@@ -130,8 +122,6 @@ __all__ = [
 
 #: float32 lanes of one 256-bit (AVX2) vector: the smallest useful block.
 LANE_WIDTH = 8
-#: Slots per site of the fixed layout (:func:`four_slot_neighbourhoods`): grids, tori and chains fit.
-FIXED_SLOTS = 4
 #: Degree of the polynomial approximating ``2^r`` on ``[-1/2, 1/2]``.
 EXP2_DEGREE = 5
 #: Bound on ``|E / 2^a - 1|`` for the computed ``E`` of the module docstring (checked in the tests over a dense grid).
@@ -269,24 +259,6 @@ def _advance_block(graph, weights, bias, scan, start, stop, spins, field, s0, s1
             _decide_lane(field[c], c, out, s0, s1, s2, s3)
 
 
-def four_slot_neighbourhoods(indptr, neighbors, weights):
-    """The fixed layout for graphs of degree at most 4: ``(slots, slot_weights)``, ``(p, 4)`` int64 and float32,
-    site ``i``'s neighbours in CSR order then padding slots holding ``i`` with weight ``+0.0``; ``None`` for a
-    larger degree or no edge. The padding adds ``+-0.0`` after the real terms, which changes at most the sign of
-    a zero field, and the decision does not see that sign: the spins equal the CSR kernel's."""
-    degrees = np.diff(indptr)
-    if neighbors.size == 0 or degrees.max() > FIXED_SLOTS:
-        return None
-    n_vars = degrees.size
-    slots = np.repeat(np.arange(n_vars, dtype=np.int64)[:, None], FIXED_SLOTS, axis=1)
-    slot_weights = np.zeros((n_vars, FIXED_SLOTS), dtype=np.float32)
-    rank = np.arange(neighbors.size) - np.repeat(indptr[:-1], degrees)
-    site = np.repeat(np.arange(n_vars), degrees)
-    slots[site, rank] = neighbors
-    slot_weights[site, rank] = weights
-    return slots, slot_weights
-
-
 @njit(inline="always", cache=True)
 def _decide_lane(a, c, out, s0, s1, s2, s3):
     """Draw lane ``c``'s next uniform and write its new spin for the scaled field ``a`` into ``out[c]``."""
@@ -295,38 +267,20 @@ def _decide_lane(a, c, out, s0, s1, s2, s3):
 
 
 @njit(inline="always", cache=True)
-def _advance_block_fixed(slots, weights, bias, scan, start, stop, spins, field, s0, s1, s2, s3):
-    """:func:`_advance_block` for the fixed four-slot layout of :func:`four_slot_neighbourhoods`: the field and the
-    decision of a lane in one loop (no field buffer), the four neighbour rows and weights read once per site."""
-    width = spins.shape[1]
-    for t in range(start, stop):
-        site = np.uint64(scan[t])
-        start_value = bias[site]
-        w0, w1, w2, w3 = weights[site, 0], weights[site, 1], weights[site, 2], weights[site, 3]
-        x0, x1 = spins[np.uint64(slots[site, 0])], spins[np.uint64(slots[site, 1])]
-        x2, x3 = spins[np.uint64(slots[site, 2])], spins[np.uint64(slots[site, 3])]
-        out = spins[site]
-        for c in range(width):
-            a = (((start_value + w0 * x0[c]) + w1 * x1[c]) + w2 * x2[c]) + w3 * x3[c]
-            _decide_lane(a, c, out, s0, s1, s2, s3)
-
-
-@njit(inline="always", cache=True)
-def _run_block(advance, graph, weights, bias, scan, spins, states, record_vars, record_times, recorded):
-    """One block through the scan with ``advance`` (:func:`_advance_block` on CSR, :func:`_advance_block_fixed` on
-    four slots), recording at checkpoints."""
+def _run_block(graph, weights, bias, scan, spins, states, record_vars, record_times, recorded):
+    """One block through the scan, recording at checkpoints."""
     field = np.empty(spins.shape[1], dtype=np.float32)
     s0, s1, s2, s3 = states[0], states[1], states[2], states[3]
     done = 0
     for r in range(record_times.size):
         stop = record_times[r]
-        advance(graph, weights, bias, scan, done, stop, spins, field, s0, s1, s2, s3)
+        _advance_block(graph, weights, bias, scan, done, stop, spins, field, s0, s1, s2, s3)
         done = stop
         for v in range(record_vars.size):
             row = spins[record_vars[v]]
             for c in range(spins.shape[1]):
                 recorded[c, r, v] = np.int8(row[c])
-    advance(graph, weights, bias, scan, done, scan.size, spins, field, s0, s1, s2, s3)
+    _advance_block(graph, weights, bias, scan, done, scan.size, spins, field, s0, s1, s2, s3)
 
 
 @njit(parallel=True, cache=True)
@@ -345,21 +299,13 @@ def gibbs_lanes(indptr, neighbors, weights, bias, scan, spins, states, record_va
         Site indices in ``[0, p)`` (no uniform ``-1`` steps: every lane updates the same site).
     spins : (n_blocks, p, W) float32
         ``+-1.0``; overwritten with the states after ``T`` steps.
-    states : (n_blocks, 4, W) uint32
-        xoshiro128+ states of the lanes (:func:`lane_states`), advanced in place.
+    states : (n_blocks, 4, W + padding) uint32
+        xoshiro128+ states of the lanes (:func:`lane_states`) in the first ``W`` columns, advanced in place.
     record_vars, record_times : (V,) and (R,) int64
         As in :func:`dogs._kernels.gibbs.gibbs_chain`.
     recorded : (n_blocks, W, R, V) int8
         Output buffer: ``recorded[b, c, r, v]`` is ``record_vars[v]`` of lane ``c`` of block ``b`` after ``record_times[r]`` steps.
     """
     for b in prange(spins.shape[0]):
-        _run_block(_advance_block, (indptr, neighbors), weights, bias, scan, spins[b], states[b], record_vars, record_times,
-                   recorded[b])
-
-
-@njit(parallel=True, cache=True)
-def gibbs_lanes_fixed(slots, slot_weights, bias, scan, spins, states, record_vars, record_times, recorded):
-    """:func:`gibbs_lanes` on the fixed four-slot layout (:func:`four_slot_neighbourhoods`): same spins, faster."""
-    for b in prange(spins.shape[0]):
-        _run_block(_advance_block_fixed, slots, slot_weights, bias, scan, spins[b], states[b], record_vars, record_times,
+        _run_block((indptr, neighbors), weights, bias, scan, spins[b], states[b], record_vars, record_times,
                    recorded[b])

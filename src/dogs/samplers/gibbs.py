@@ -25,9 +25,10 @@ returned with the result so every chain can be replayed.
 
 Two kernels (``kernel=``): the one-chain kernel of :mod:`dogs._kernels.gibbs` (each chain a dependent
 sequence of updates, exactly the float64 rule) and, from ``LANES_FROM_CHAINS`` chains on a scan without
-uniform steps, the chain-vectorised kernel of :mod:`dogs._kernels.gibbs_lanes` (a site of 8 chains per
-vector instruction, float32, per-chain xoshiro128+ streams from the same seeds, the conditional exact up
-to a stated bound below ``1e-6`` for moderate fields). Same law, other random numbers.
+uniform steps, a chain-vectorised kernel (a site of 8 chains per vector instruction, per-chain xoshiro128+
+streams from the same seeds): on graphs of degree at most 4 :mod:`dogs._kernels.gibbs_table` (the
+conditional tabulated, exact to ``2^-31``), on others :mod:`dogs._kernels.gibbs_lanes` (float32, exact up to
+a stated bound below ``1e-6`` for moderate fields). Same law, other random numbers.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ import numba
 import numpy as np
 
 from dogs._kernels.gibbs import field_thresholds, gibbs_chain, gibbs_chains, padded_neighbourhoods, seed_states
-from dogs._kernels.gibbs_lanes import FIELD_SCALE, LANE_WIDTH, four_slot_neighbourhoods, gibbs_lanes, gibbs_lanes_fixed, lane_states
+from dogs._kernels.gibbs_lanes import FIELD_SCALE, LANE_WIDTH, gibbs_lanes, lane_states
+from dogs._kernels.gibbs_table import STATE_PADDING, bits_to_spins, gibbs_table, slot_table, spins_to_bits
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import NO_INDICES, check_model_and_scan, check_recording, check_spin_states
@@ -120,11 +122,13 @@ def run_gibbs(
         ``record_times`` in ``[0, len(scan)]`` (0 = the initial state).
     kernel : {"auto", "chains", "lanes"}, default "auto"
         ``"chains"``: each chain runs the one-chain kernel of :mod:`dogs._kernels.gibbs` (xoshiro256**
-        streams, the decision exactly the float64 rule). ``"lanes"``: all chains run together in the
-        chain-vectorised kernel of :mod:`dogs._kernels.gibbs_lanes` (one vector operation updates a site
-        of 8 chains; float32, xoshiro128+ streams, the conditional exact up to a stated bound, below
-        ``1e-6`` for moderate fields); it needs a scan without uniform ``-1`` steps (every chain must
-        update the same site) and fields within float32 range (:func:`lanes_apply`). ``"auto"`` takes
+        streams, the decision exactly the float64 rule). ``"lanes"``: all chains run together in a
+        chain-vectorised kernel (one vector operation updates a site of 8 chains, xoshiro128+ streams):
+        on graphs of degree at most 4 :mod:`dogs._kernels.gibbs_table` (the conditional tabulated, exact
+        to ``2^-31``), else :mod:`dogs._kernels.gibbs_lanes` (float32, the conditional exact up to a
+        stated bound, below ``1e-6`` for moderate fields); it needs a scan without uniform ``-1`` steps
+        (every chain must update the same site) and, off the table, fields within float32 range
+        (:func:`lanes_apply`). ``"auto"`` takes
         ``"lanes"`` when ``n_chains >= LANES_FROM_CHAINS`` (16) and :func:`lanes_apply`, else ``"chains"``.
         The two kernels draw different random streams from the same seeds: same law, other numbers.
 
@@ -193,12 +197,13 @@ def _result(states, recorded, record_vars, record_times, n_steps: int, seeds) ->
 
 
 def lanes_apply(model: BinaryPairwiseMRF, scan: Scan) -> bool:
-    """Whether the chain-vectorised kernel can run ``scan`` on ``model``: no uniform ``-1`` step (all chains
-    update the same site) and every site's ``|theta_i| + sum_k |theta_ik|`` below ``2^100 / |FIELD_SCALE|``
-    (its scaled field stays finite in float32)."""
+    """Whether a chain-vectorised kernel can run ``scan`` on ``model``: no uniform ``-1`` step (all chains
+    update the same site) and either degree at most 4 (the table kernel takes any field) or every site's
+    ``|theta_i| + sum_k |theta_ik|`` below ``2^100 / |FIELD_SCALE|`` (its scaled field stays finite in float32)."""
     if scan.length and int(scan.indices.min()) < 0:
         return False
-    return bool(_lane_arrays(model)[4] < _MAX_SCALED_FIELD)
+    arrays = _lane_arrays(model)
+    return arrays[5] is not None or bool(arrays[4] < _MAX_SCALED_FIELD)
 
 
 def _block_layout(n_chains: int) -> tuple[int, int]:
@@ -211,23 +216,29 @@ def _block_layout(n_chains: int) -> tuple[int, int]:
 
 
 def _run_lanes(model, scan, spins, seeds, rec_vars, rec_times, recorded) -> None:
-    """Run the chains in the lane kernel: ``spins`` (C, p) int8 and ``recorded`` (C, R, V) int8 filled in place.
+    """Run the chains in a lane kernel: ``spins`` (C, p) int8 and ``recorded`` (C, R, V) int8 filled in place.
 
     Lanes beyond the ``C`` chains (padding to whole blocks) start as chain 0 with its seed and are dropped.
+    Each lane row of the random states is padded by ``STATE_PADDING`` words (blocks of different threads a
+    cache line apart).
     """
     n_chains, n_vars = spins.shape
     n_blocks, width = _block_layout(n_chains)
     lanes = np.arange(n_blocks * width)
     lanes[lanes >= n_chains] = 0
-    indptr, neighbors, weights, bias, _, fixed = _lane_arrays(model)
-    lane_spins = np.ascontiguousarray(spins[lanes].astype(np.float32).reshape(n_blocks, width, n_vars).transpose(0, 2, 1))
-    states = np.ascontiguousarray(lane_states(seeds[lanes]).reshape(4, n_blocks, width).transpose(1, 0, 2))
+    indptr, neighbors, weights, bias, _, table = _lane_arrays(model)
+    states = np.zeros((n_blocks, 4, width + STATE_PADDING), dtype=np.uint32)
+    states[:, :, :width] = lane_states(seeds[lanes]).reshape(4, n_blocks, width).transpose(1, 0, 2)
     lane_recorded = np.zeros((n_blocks, width) + recorded.shape[1:], dtype=np.int8)
-    if fixed is None:
+    if table is None:
+        lane_spins = np.ascontiguousarray(spins[lanes].astype(np.float32).reshape(n_blocks, width, n_vars).transpose(0, 2, 1))
         gibbs_lanes(indptr, neighbors, weights, bias, scan.indices, lane_spins, states, rec_vars, rec_times, lane_recorded)
+        spins[:] = lane_spins.transpose(0, 2, 1).reshape(n_blocks * width, n_vars)[:n_chains]
     else:
-        gibbs_lanes_fixed(*fixed, bias, scan.indices, lane_spins, states, rec_vars, rec_times, lane_recorded)
-    spins[:] = lane_spins.transpose(0, 2, 1).reshape(n_blocks * width, n_vars)[:n_chains]
+        bits = np.zeros((n_blocks, n_vars + 1, width), dtype=np.int8)  # row p: the padding slots' neighbour, always -1
+        spins_to_bits(spins, lanes, bits)
+        gibbs_table(*table, scan.indices, bits, states, rec_vars, rec_times, lane_recorded)
+        bits_to_spins(bits, spins)
     recorded[:] = lane_recorded.reshape((n_blocks * width,) + recorded.shape[1:])[:n_chains]
 
 
@@ -235,10 +246,10 @@ _LANE_ARRAYS: "weakref.WeakKeyDictionary[BinaryPairwiseMRF, tuple]" = weakref.We
 
 
 def _lane_arrays(model: BinaryPairwiseMRF) -> tuple:
-    """``(indptr, neighbors, weights, bias, largest scaled field, fixed)`` of the lane kernels, built once per model:
+    """``(indptr, neighbors, weights, bias, largest scaled field, table)`` of the lane kernels, built once per model:
     ``weights = fl32(FIELD_SCALE theta_ik)`` per CSR slot, ``bias = fl32(FIELD_SCALE theta_i)``, the largest
-    ``|FIELD_SCALE| (|theta_i| + sum_k |theta_ik|)`` over the sites, and the four-slot layout of degree-4 graphs
-    (:func:`dogs._kernels.gibbs_lanes.four_slot_neighbourhoods`, else ``None``; same spins, faster)."""
+    ``|FIELD_SCALE| (|theta_i| + sum_k |theta_ik|)`` over the sites (for :mod:`dogs._kernels.gibbs_lanes`), and the
+    slots and thresholds of :func:`dogs._kernels.gibbs_table.slot_table` on graphs of degree at most 4, else ``None``."""
     arrays = _LANE_ARRAYS.get(model)
     if arrays is None:
         site_of_slot = np.repeat(np.arange(model.n_vars), np.diff(model.indptr))
@@ -247,8 +258,8 @@ def _lane_arrays(model: BinaryPairwiseMRF) -> tuple:
         with np.errstate(over="ignore"):
             weights = (FIELD_SCALE * model.coupling).astype(np.float32)
             bias = (FIELD_SCALE * model.h).astype(np.float32)
-        fixed = four_slot_neighbourhoods(model.indptr, model.neighbors, weights)
-        arrays = (model.indptr, model.neighbors, weights, bias, abs(FIELD_SCALE) * float(absolute.max(initial=0.0)), fixed)
+        table = slot_table(model.indptr, model.neighbors, model.coupling, model.h)
+        arrays = (model.indptr, model.neighbors, weights, bias, abs(FIELD_SCALE) * float(absolute.max(initial=0.0)), table)
         _LANE_ARRAYS[model] = arrays
     return arrays
 
