@@ -31,7 +31,7 @@ from dogs._kernels.rng import splitmix64_next
 from dogs.exact.enumeration import brute_force
 from dogs.models import BinaryPairwiseMRF
 from dogs.samplers import run_gibbs
-from dogs.samplers.gibbs import LANES_FROM_CHAINS, lanes_apply
+from dogs.samplers.gibbs import FLOAT_LANES_FROM_CHAINS, LANES_FROM_CHAINS, lanes_apply
 from dogs.scans import explicit_scan, systematic_scan, uniform_scan
 
 MASK32 = (1 << 32) - 1
@@ -260,6 +260,12 @@ def test_kernel_choice():
     assert np.array_equal(run_gibbs(model, scan, seed=3, n_chains=LANES_FROM_CHAINS).states, lanes.states)  # auto: lanes
     chains = run_gibbs(model, scan, seed=3, n_chains=LANES_FROM_CHAINS - 1, kernel="chains")
     assert np.array_equal(run_gibbs(model, scan, seed=3, n_chains=LANES_FROM_CHAINS - 1).states, chains.states)  # below
+    # the float32 kernel (degree > 4) from FLOAT_LANES_FROM_CHAINS chains only
+    band = _random_band_graph(12, (1, 2, 5), 1.0, np.random.default_rng(4))
+    band_scan = systematic_scan(12, 60)
+    for n_chains, kernel in ((FLOAT_LANES_FROM_CHAINS - 1, "chains"), (FLOAT_LANES_FROM_CHAINS, "lanes")):
+        expected = run_gibbs(band, band_scan, seed=3, n_chains=n_chains, kernel=kernel).states
+        assert np.array_equal(run_gibbs(band, band_scan, seed=3, n_chains=n_chains).states, expected)
     # a uniform scan draws a site per chain: auto keeps the per-chain kernel, lanes refuses
     assert not lanes_apply(model, uniform_scan(9, 90))
     with pytest.raises(ValueError, match="uniform"):

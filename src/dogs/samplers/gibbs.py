@@ -47,17 +47,19 @@ from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import NO_INDICES, check_model_and_scan, check_recording, check_spin_states
 from dogs.scans.base import Scan
 
-__all__ = ["GIBBS_KERNELS", "LANES_FROM_CHAINS", "LANE_WIDTH", "MAX_BLOCK_LANES", "GibbsResult", "chain_seeds", "kernel_graph", "lanes_apply",
+__all__ = ["FLOAT_LANES_FROM_CHAINS", "GIBBS_KERNELS", "LANES_FROM_CHAINS", "LANE_WIDTH", "MAX_BLOCK_LANES", "GibbsResult", "chain_seeds", "kernel_graph", "lanes_apply",
            "run_gibbs"]
 
 _LOW_THRESHOLDS, _HIGH_THRESHOLDS = field_thresholds()
 
 #: Values of ``run_gibbs(kernel=...)``.
 GIBBS_KERNELS = ("auto", "chains", "lanes")
-#: ``kernel="auto"`` takes the lane kernel from this many chains: two vector widths, so that both numba threads of a
-#: 2-core machine get a block of lanes (at 8 chains the lane kernel has one block, i.e. one thread, and measured
-#: slower in wall time than the one-chain kernel on two threads; docs/performance.md).
-LANES_FROM_CHAINS = 2 * LANE_WIDTH
+#: ``kernel="auto"`` takes the table kernel (degree <= 4) from this many chains, one vector width: on one thread it
+#: beats the one-chain kernel on two (300 x 300 grid: 1.6 against 4.8 ns per update at 8 chains; docs/performance.md).
+LANES_FROM_CHAINS = LANE_WIDTH
+#: ... and the float32 kernel (higher degrees) from two vector widths, so that both threads of a 2-core machine get a
+#: block of lanes (a block of 8 lanes costs it twice as much per lane as a block of 16).
+FLOAT_LANES_FROM_CHAINS = 2 * LANE_WIDTH
 #: Lanes per block of the chain-vectorised kernel at most (per site, a block's spin rows and random states stay in
 #: cache); more chains make more blocks, which the numba threads share.
 MAX_BLOCK_LANES = 256
@@ -129,7 +131,8 @@ def run_gibbs(
         stated bound, below ``1e-6`` for moderate fields); it needs a scan without uniform ``-1`` steps
         (every chain must update the same site) and, off the table, fields within float32 range
         (:func:`lanes_apply`). ``"auto"`` takes
-        ``"lanes"`` when ``n_chains >= LANES_FROM_CHAINS`` (16) and :func:`lanes_apply`, else ``"chains"``.
+        ``"lanes"`` where :func:`lanes_apply` from ``LANES_FROM_CHAINS`` (8) chains on the table kernel and
+        ``FLOAT_LANES_FROM_CHAINS`` (16) on the float32 kernel, else ``"chains"``.
         The two kernels draw different random streams from the same seeds: same law, other numbers.
 
     Returns
@@ -162,6 +165,8 @@ def run_gibbs(
     if kernel not in GIBBS_KERNELS:
         raise ValueError(f"kernel must be one of {GIBBS_KERNELS}, got {kernel!r}")
     lanes = kernel == "lanes" or (kernel == "auto" and n_chains >= LANES_FROM_CHAINS)
+    if kernel == "auto" and lanes and n_chains < FLOAT_LANES_FROM_CHAINS:
+        lanes = _lane_arrays(model)[5] is not None
     if lanes and not lanes_apply(model, scan):
         if kernel == "lanes":
             raise ValueError("kernel='lanes' needs a scan without uniform (-1) steps and fields within float32 range")
