@@ -22,7 +22,7 @@ holds ``+1``)
     T_{i,c} = \min\big(\operatorname{rint}(2^{31} \sigma(2 f_i(c))),\ 2^{31} - 1\big),
     \qquad f_i(c) = \theta_i + \sum_{k<4} \theta_{i,k} (2 c_k - 1),
 
-with ``sigma`` evaluated in float64 (:func:`scipy.special.expit`). A lane draws a 32-bit output ``r`` of its
+with ``sigma`` evaluated in float64 (:func:`scipy.special.expit`). A lane takes the next 32-bit output ``r`` of its
 generator and sets ``x_i = +1`` iff ``r >> 1 < T_{i,c}``: with ``r >> 1`` uniform on ``{0, ..., 2^31 - 1}``
 that has probability exactly ``T_{i,c} / 2^31``, so
 
@@ -37,26 +37,28 @@ CPU and in the plain-Python reference of the tests, bit for bit.
 
 Layout
 ------
-Spins are ``int32`` bits ``(x + 1) / 2``, site-major with the chains innermost: block ``b`` of ``W`` lanes
-(``W`` a multiple of :data:`LANE_WIDTH`) is a ``(p + 1, W)`` array whose row ``p`` is the padding row (all
-0, never written). The random states of a block are ``(4, W + STATE_PADDING)`` ``uint32`` rows (lanes in the
-first ``W`` columns): the padding keeps the blocks of different threads at least a cache line apart, as two
-threads writing the same line would serialise on it (measured: 2 threads on 64 chains ran at the speed of one).
-Blocks run in parallel (``prange``); a block runs the scan site after site, each step one vector update per
-8 lanes.
+Spins are bytes, ``-1`` for a spin ``+1`` and ``0`` for ``-1``, site-major with the chains innermost: block ``b``
+of ``W`` lanes (``W`` a multiple of :data:`~dogs._kernels.gibbs_lanes.LANE_WIDTH`) is a ``(p + 1, W)`` int8 array
+whose row ``p`` is the padding row (all 0, never written). The random states of a block are
+``(4, W + STATE_PADDING)`` ``uint32`` rows (lanes in the first ``W`` columns): the padding keeps the blocks of
+different threads at least a cache line apart, as two threads writing the same line would serialise on it
+(measured before the padding: 2 threads on 64 chains ran at the speed of one). Blocks run in parallel
+(``prange``); a block runs the scan in chunks of ``_CHUNK`` steps.
 
-One update of 8 lanes (explicit LLVM vector code, :func:`_update_lanes`)
------------------------------------------------------------------------
-Load the 4 neighbour rows (``<8 x i32>``), form ``c = ((x_3 2 + x_2) 2 + x_1) 2 + x_0``, look up ``T_{i,c}``:
-on AVX2 with two ``vpermd`` (the 16 entries of the site are two 8-entry vectors) and a select on ``c >= 8``,
-elsewhere with LLVM's generic gather (``llvm.masked.gather``, which LLVM lowers to a gather instruction or to
-scalar loads as its cost model for the CPU prefers). Both give the same spins. Step
-the 8 generators, compare ``r >> 1 < T`` (``vpcmpgtd``), store the bits. The generated assembly (numba 0.68
-on AVX2, ``inspect_asm``) has one ``ymm`` sequence per 8 lanes and no scalar remainder: ``vpermd`` x2,
-``vpaddd`` (index and generator), ``vpxor``, ``vpslld``/``vpsrld``, ``vpcmpgtd``, ``vblendvps``, about 35
-instructions, 4 neighbour loads, 2 table loads, 4 state loads and stores, one spin store. The vectors are
-written out rather than left to LLVM's loop vectoriser, which on the same loop emitted run-time overlap checks
-and a scalar path that a block of 8 lanes always took.
+A chunk (explicit LLVM vector code, 8 lanes per ``<8 x i32>`` vector)
+--------------------------------------------------------------------
+:func:`_draw_outputs` steps each 8 lanes' generators through the chunk with the state in registers and stores
+the outputs (10 vector instructions and one store per 8 outputs, instead of loading and storing the 4 state
+words at every update). :func:`_update_site` then updates site after site, every 8 lanes: load the 4 neighbour
+rows (``vpmovsxbd``: 0 or ``-1``), form ``x_0 + 2 x_1 + 4 x_2 = -(c mod 8)``, look up ``T_{i,c}`` - on AVX2
+with two ``vpermd`` (the site's 16 entries, read once per site, are two 8-lane vectors; the low 3 bits of
+``-(c mod 8)`` index them, :func:`stored_entry`) and a ``vblendvps`` on slot 3's sign, elsewhere with LLVM's
+generic gather (``llvm.masked.gather``, which LLVM lowers to a gather instruction or to scalar loads as its cost
+model for the CPU prefers; both give the same spins) - compare the output's top 31 bits (``vpsrld``,
+``vpcmpgtd``) and store the 8 bytes (``vpackssdw``, ``vpacksswb``, ``vmovq``). The generated assembly (numba
+0.68, AVX2, ``inspect_asm``) has 18 vector instructions per 8 lanes and no scalar remainder. The vectors are
+written out rather than left to LLVM's loop vectoriser, which on the same loop (the float32 kernel of
+:mod:`dogs._kernels.gibbs_lanes`) emits run-time overlap checks and a scalar copy that a block of 8 lanes runs.
 
 Random numbers
 --------------

@@ -17,8 +17,8 @@ Samplers:
 ``ours, one-chain kernel``  :func:`dogs.samplers.run_gibbs` with ``kernel="chains"`` (numba ``prange`` over
     chains, each chain one dependent sequence of updates; the kernel the paper's timing uses), at the
     chain counts of ``--chain-kernel-chains``.
-``ours, vector kernel``  ``kernel="lanes"`` (:mod:`dogs._kernels.gibbs_lanes`: a site of 8 chains per
-    vector instruction), at the chain counts of ``--chains`` that are at least 8.
+``ours, vector kernel``  ``kernel="lanes"`` (on this grid the table kernel of :mod:`dogs._kernels.gibbs_table`:
+    a site of 8 chains per vector instruction), at the chain counts of ``--chains`` that are at least 8.
 ``THRML``  THRML's block Gibbs (the JAX library, ``thrml.models.IsingEBM`` and ``IsingSamplingProgram``)
     on the CPU with its two checkerboard blocks as free blocks (every sweep updates the black then the
     white sites; a checkerboard sweep and a systematic sweep are both ``p`` updates), ``jax.vmap`` over the
