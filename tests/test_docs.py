@@ -211,6 +211,20 @@ def test_a_committed_results_table_shows_on_the_paper_pages(tmp_path):
     assert "No results table is committed" in dogs_docs.claims_page("dogs", "DoGS", rows, {})
 
 
+def test_every_published_figure_shows_on_its_paper_page(tmp_path):
+    from dogs.workflow.published import KEY_FIGURES
+
+    provenance = DOCS / "results" / "provenance.json"
+    pages = {stem: dogs_docs.figures_page(stem, provenance) for stem in dogs_docs.FIGURE_PAPERS}
+    for rel, paper, caption in KEY_FIGURES:
+        shown = [stem for stem, page in pages.items() if f"../results/figures/{rel}" in page and caption in page]
+        assert len(shown) == 1, f"{rel} ({paper}) is on {len(shown)} paper pages"
+    for page in (DOCS / "papers").glob("*.md"):
+        if page.stem in dogs_docs.FIGURE_PAPERS:
+            assert f"../generated/figures-{page.stem}.md" in page.read_text(encoding="utf-8")
+    assert "No published figures" in dogs_docs.figures_page("dogs", tmp_path / "absent.json")
+
+
 # ---------------------------------------------------------------------------------------------- the site
 def test_the_site_builds_with_warnings_as_errors(tmp_path):
     """The whole site, notebooks executed afresh (no cache: a library change that breaks a tutorial fails here)."""

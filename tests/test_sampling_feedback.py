@@ -10,6 +10,7 @@ import pytest
 
 import dogs.sampling as sampling
 from dogs.models import grid_model
+from dogs.scans import systematic_scan
 
 
 @pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")  # eight passes do not converge
@@ -26,19 +27,28 @@ def test_progress_bar_goes_to_standard_error_only_when_asked(monkeypatch, capsys
     assert capsys.readouterr().err == ""
 
 
-def test_compile_notice_only_when_no_kernel_is_compiled_or_cached(monkeypatch, capsys):
-    import dogs._kernels.gibbs as kernels
+@pytest.mark.parametrize(("chains", "module", "name", "stem"), [
+    (4, "gibbs", "gibbs_chains", "gibbs.gibbs_chain"),  # few chains: the one-chain kernel
+    (8, "gibbs_table", "gibbs_table", "gibbs_table.gibbs_table"),  # a grid from 8 chains: the table kernel
+])
+def test_compile_notice_only_when_the_kernel_that_runs_is_not_compiled_or_cached(monkeypatch, capsys, chains, module,
+                                                                                 name, stem):
+    import importlib
 
-    monkeypatch.setattr(kernels, "gibbs_chains", types.SimpleNamespace(signatures=[]))
-    monkeypatch.setattr(sampling, "_kernel_cache_empty", lambda stem: True)
-    sampling._notice_compilation(binary=True)
-    assert "compiling" in capsys.readouterr().err
+    kernels = importlib.import_module(f"dogs._kernels.{module}")
+    model = grid_model(3, 3, coupling=0.2)
+    scan = systematic_scan(9, 9)
+    looked_up = []
+    monkeypatch.setattr(kernels, name, types.SimpleNamespace(signatures=[]))
+    monkeypatch.setattr(sampling, "_kernel_cache_empty", lambda stem: looked_up.append(stem) or True)
+    sampling._notice_compilation(model, scan, chains, binary=True)
+    assert "compiling" in capsys.readouterr().err and looked_up == [stem]
     monkeypatch.setattr(sampling, "_kernel_cache_empty", lambda stem: False)  # numba's cache has it
-    sampling._notice_compilation(binary=True)
+    sampling._notice_compilation(model, scan, chains, binary=True)
     assert capsys.readouterr().err == ""
-    monkeypatch.setattr(kernels, "gibbs_chains", types.SimpleNamespace(signatures=["compiled"]))  # this process has it
+    monkeypatch.setattr(kernels, name, types.SimpleNamespace(signatures=["compiled"]))  # this process has it
     monkeypatch.setattr(sampling, "_kernel_cache_empty", lambda stem: True)
-    sampling._notice_compilation(binary=True)
+    sampling._notice_compilation(model, scan, chains, binary=True)
     assert capsys.readouterr().err == ""
 
 

@@ -9,6 +9,8 @@ At ``builder-inited`` (before Sphinx reads any page) this writes MyST pages into
 * ``cli-reference.md``: the ``dogs`` command, every subcommand and option, from its argparse parser;
 * ``claims-<paper>.md``: each paper's rows of ``config/claims/*.yaml`` with their readings, and our value and
   verdict from the committed results table ``docs/results/paper_vs_ours.csv`` when it is there;
+* ``figures-<paper>.md``: each paper's published figures (``docs/results/provenance.json``) with their captions;
+* ``deviations-<paper>.md``: each paper's rows of the deviations table of ``docs/paper-vs-ours.md``;
 * ``api-<package>.md``: the API reference of each public package (autodoc + numpydoc).
 
 The functions that find undocumented schema keys and CLI options are used by ``tests/test_docs.py`` too.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import re
 from pathlib import Path
 
@@ -315,6 +318,27 @@ def claims_page(stem: str, title: str, rows: list[dict], results: dict[str, dict
     return "\n".join(lines)
 
 
+#: Which published figures (``docs/results/provenance.json``, its "paper" field) each paper page shows.
+FIGURE_PAPERS = {"dogs": ("DoGS",), "he2016": ("He et al. 2016",), "liu-domke": (), "annular": ("Annular augmentation",)}
+
+
+def figures_page(stem: str, provenance_path: Path) -> str:
+    """The published figures of paper ``stem`` with their captions and stamp (MyST, included by its paper page)."""
+    if not provenance_path.is_file():
+        return "No published figures are committed with this build (`snakemake docs_results` publishes them).\n"
+    provenance = json.loads(provenance_path.read_text(encoding="utf-8"))
+    chosen = [f for f in provenance["figures"] if f["paper"] in FIGURE_PAPERS[stem]]
+    if not chosen:
+        return "None of the published figures belongs to this paper: its results are the claim rows above.\n"
+    run = provenance["table_written"][:10]
+    lines = [f"From the paper-scale run of {run} (`docs/results/provenance.json` gives its commits and machine); "
+             "`snakemake` regenerates each of them and the rest (targets above).", ""]
+    for figure in chosen:
+        lines += [f"```{{figure}} ../results/{figure['file']}", f":alt: {figure['figure']}", "",
+                  f"{figure['figure']}", "```", ""]
+    return "\n".join(lines)
+
+
 #: Which rows of the "Deviations and choices" table of docs/paper-vs-ours.md each paper page shows (by its "where").
 DEVIATION_PREFIX = {"dogs": ("DoGS",), "he2016": ("He et al.",), "liu-domke": ("DoGS §5.3",), "annular": ("AA",)}
 
@@ -377,6 +401,8 @@ def generate(root: Path = ROOT) -> None:
     paper_vs_ours = (root / "docs" / "paper-vs-ours.md").read_text(encoding="utf-8")
     for stem in DEVIATION_PREFIX:
         _write(out / f"deviations-{stem}.md", deviations_page(stem, paper_vs_ours))
+    for stem in FIGURE_PAPERS:
+        _write(out / f"figures-{stem}.md", figures_page(stem, root / "docs" / "results" / "provenance.json"))
     _write(out / "api.md", api_index())
     for stem, title, modules in API:
         _write(out / f"api-{stem}.md", api_page(title, modules))

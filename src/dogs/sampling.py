@@ -175,10 +175,15 @@ def _kernel_cache_empty(stem: str) -> bool:
         return False
 
 
-def _notice_compilation(binary: bool) -> None:
+def _notice_compilation(model, scan, chains: int, binary: bool) -> None:
+    """One line on standard error before the kernel that will run is compiled for the first time."""
     if binary:
-        from dogs._kernels.gibbs import gibbs_chains as kernel
-        stem = "gibbs.gibbs_chain"
+        from dogs._kernels import gibbs, gibbs_lanes, gibbs_table
+        from dogs.samplers.gibbs import gibbs_kernel
+
+        kernel, stem = {"chains": (gibbs.gibbs_chains, "gibbs.gibbs_chain"),
+                        "table": (gibbs_table.gibbs_table, "gibbs_table.gibbs_table"),
+                        "float32": (gibbs_lanes.gibbs_lanes, "gibbs_lanes.gibbs_lanes")}[gibbs_kernel(model, scan, chains)]
     else:
         from dogs._kernels.discrete_gibbs import discrete_gibbs_chains as kernel
         stem = "discrete_gibbs.discrete_gibbs_chain"
@@ -263,7 +268,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
 
         bound = influence_bound(reduced) if influence is None else influence
         certificate = marginal_certificate(one_pass, bound, passes=draws)
-    _notice_compilation(binary)
+    _notice_compilation(reduced, one_pass, chains, binary)
     labels = _run(reduced, one_pass, state, streams[1:], recorded, binary, progress)
 
     original = conditioned.free[recorded]

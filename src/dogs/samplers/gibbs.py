@@ -23,7 +23,7 @@ are derived with :meth:`numpy.random.SeedSequence.spawn` and drive the
 in-kernel xoshiro256** streams of :mod:`dogs._kernels.rng`; the seeds are
 returned with the result so every chain can be replayed.
 
-Two kernels (``kernel=``): the one-chain kernel of :mod:`dogs._kernels.gibbs` (each chain a dependent
+Three kernels (``kernel=``): the one-chain kernel of :mod:`dogs._kernels.gibbs` (each chain a dependent
 sequence of updates, exactly the float64 rule) and, from ``LANES_FROM_CHAINS`` chains on a scan without
 uniform steps, a chain-vectorised kernel (a site of 8 chains per vector instruction, per-chain xoshiro128+
 streams from the same seeds): on graphs of degree at most 4 :mod:`dogs._kernels.gibbs_table` (the
@@ -47,8 +47,8 @@ from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import NO_INDICES, check_model_and_scan, check_recording, check_spin_states
 from dogs.scans.base import Scan
 
-__all__ = ["FLOAT_LANES_FROM_CHAINS", "GIBBS_KERNELS", "LANES_FROM_CHAINS", "LANE_WIDTH", "MAX_BLOCK_LANES", "GibbsResult", "chain_seeds", "kernel_graph", "lanes_apply",
-           "run_gibbs"]
+__all__ = ["FLOAT_LANES_FROM_CHAINS", "GIBBS_KERNELS", "LANES_FROM_CHAINS", "LANE_WIDTH", "MAX_BLOCK_LANES", "GibbsResult",
+           "chain_seeds", "gibbs_kernel", "kernel_graph", "lanes_apply", "run_gibbs"]
 
 _LOW_THRESHOLDS, _HIGH_THRESHOLDS = field_thresholds()
 
@@ -162,15 +162,7 @@ def run_gibbs(
     n_vars, n_steps = model.n_vars, scan.length
     spins = check_spin_states(initial_state, n_vars, n_chains, single_spin=True)
     record_vars, record_times = check_recording(record_vars, record_times, n_vars, n_steps)
-    if kernel not in GIBBS_KERNELS:
-        raise ValueError(f"kernel must be one of {GIBBS_KERNELS}, got {kernel!r}")
-    lanes = kernel == "lanes" or (kernel == "auto" and n_chains >= LANES_FROM_CHAINS)
-    if kernel == "auto" and lanes and n_chains < FLOAT_LANES_FROM_CHAINS:
-        lanes = _lane_arrays(model)[5] is not None
-    if lanes and not lanes_apply(model, scan):
-        if kernel == "lanes":
-            raise ValueError("kernel='lanes' needs a scan without uniform (-1) steps and fields within float32 range")
-        lanes = False
+    lanes = gibbs_kernel(model, scan, n_chains, kernel) != "chains"
     seeds = chain_seeds(seed, n_chains)
 
     recording = record_vars is not None
@@ -199,6 +191,29 @@ def _result(states, recorded, record_vars, record_times, n_steps: int, seeds) ->
         work=Work(site_updates=n_chains * n_steps, density_evaluations=n_chains * n_steps),
         seeds=seeds,
     )
+
+
+def gibbs_kernel(model: BinaryPairwiseMRF, scan: Scan, n_chains: int, kernel: str = "auto") -> str:
+    """The kernel :func:`run_gibbs` runs for these arguments: ``"chains"`` (:mod:`dogs._kernels.gibbs`), ``"table"``
+    (:mod:`dogs._kernels.gibbs_table`) or ``"float32"`` (:mod:`dogs._kernels.gibbs_lanes`); see ``kernel`` there.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kernel``, or ``kernel="lanes"`` where :func:`lanes_apply` is false.
+    """
+    if kernel not in GIBBS_KERNELS:
+        raise ValueError(f"kernel must be one of {GIBBS_KERNELS}, got {kernel!r}")
+    if kernel == "chains" or (kernel == "auto" and n_chains < LANES_FROM_CHAINS):
+        return "chains"
+    if not lanes_apply(model, scan):
+        if kernel == "lanes":
+            raise ValueError("kernel='lanes' needs a scan without uniform (-1) steps and fields within float32 range")
+        return "chains"
+    lanes = "table" if _lane_arrays(model)[5] is not None else "float32"
+    if kernel == "auto" and lanes == "float32" and n_chains < FLOAT_LANES_FROM_CHAINS:
+        return "chains"
+    return lanes
 
 
 def lanes_apply(model: BinaryPairwiseMRF, scan: Scan) -> bool:
