@@ -6,6 +6,8 @@
 AA_GROUPS = config["annular_ising"]["groups"]
 AA_SAMPLER_GROUPS = [name for name, group in AA_GROUPS.items() if group["samplers"]]
 AA_TRUTH_GROUPS = [name for name, group in AA_GROUPS.items() if not group["samplers"]]
+# The report's panel label of each heatmap figure: the setting the paper's figure varies over.
+AA_FIGURE_SETTINGS = {"fig3": "c = 0.2 (multimodal)", "fig4": "c = 0 (bimodal)", "fig5": "W = 0.2 (unimodal)"}
 
 
 wildcard_constraints:
@@ -87,7 +89,7 @@ rule annular_ising_tables_page:
             category="3. Annular augmentation (Fagan et al. 2017)",
             subcategory="§3.1 9x9 Ising",
             labels={
-                "paper": "Fagan et al. 2017",
+                "paper": "Annular augmentation",
                 "section": "App.",
                 "figure": "Tables 1-9",
                 "panels": "errors at each (W, c), the paper's beside ours",
@@ -113,11 +115,11 @@ rule annular_ising_plot_heatmaps:
             caption="captions/annular_heatmaps.rst",
             category="3. Annular augmentation (Fagan et al. 2017)",
             subcategory="§3.1 9x9 Ising",
-            labels={
+            labels=lambda wildcards: {
                 "paper": "Annular augmentation",
                 "section": "§3.1",
-                "figure": "{aa_figure}",
-                "panels": "heatmaps of node and pairwise error, twelve samplers",
+                "figure": f"Fig. {wildcards.aa_figure.removeprefix('fig')}",
+                "panels": f"node and pairwise error heatmaps, twelve samplers, {AA_FIGURE_SETTINGS.get(wildcards.aa_figure, wildcards.aa_figure)}",
             },
         ),
     log:

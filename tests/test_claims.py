@@ -566,3 +566,16 @@ def test_every_noisy_row_is_judged_per_draw():
             assert row.get("per_seed") in ("all", "typical"), row["id"]
             if row["per_seed"] == "typical":
                 assert "typical" in row["reading"], row["id"]
+
+
+def test_the_table_lists_the_papers_in_paper_order():
+    """DoGS first, then He et al., then annular augmentation, whatever the claims files' order; within a paper the
+    files' order stays."""
+    from dogs.claims import PAPER_ORDER
+
+    rows = [{"id": f"{paper}-{k}", "paper": paper, "where": "§1", "claim": "c", "paper_value": "1", "family": "f",
+             "reading": "r"} for paper in ("Annular augmentation", "DoGS", "He et al. 2016") for k in (2, 1)]
+    table = build_table(rows, {}, smoke=False)
+    assert list(table["id"]) == ["DoGS-2", "DoGS-1", "He et al. 2016-2", "He et al. 2016-1",
+                                 "Annular augmentation-2", "Annular augmentation-1"]
+    assert PAPER_ORDER[0] == "DoGS"

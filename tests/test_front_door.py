@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dogs.claims import load_paper_claims
+from dogs.claims import PAPER_ORDER, load_paper_claims
 from dogs.workflow import published
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,7 +86,7 @@ def test_the_key_figures_exist_as_workflow_outputs():
     text = (ROOT / "Snakefile").read_text()
     for rel, paper, _ in published.KEY_FIGURES:
         assert f'figure("{rel}")' in text, f"{rel} is no target's figure in the Snakefile"
-        assert paper in published.PAPER_ORDER
+        assert paper in PAPER_ORDER
 
 
 def test_readme_has_the_generated_block_and_stays_small():

@@ -105,6 +105,7 @@ import yaml
 from dogs.io import read_json, write_json
 
 __all__ = [
+    "PAPER_ORDER",
     "VERDICTS",
     "WORDED_IN_CODE",
     "ClaimsError",
@@ -122,6 +123,9 @@ __all__ = [
     "write_claims",
 ]
 
+#: The papers (the claims' ``paper`` field) in the order the table, the README and the report list them: the central
+#: paper first, then He et al., Liu & Domke (whose rows sit in DoGS §5.3) and annular augmentation.
+PAPER_ORDER = ("DoGS", "He et al. 2016", "Liu & Domke 2014", "Annular augmentation")
 VERDICTS = ("reproduced", "partly", "inconclusive", "not reproduced", "information", "needs data", "not yet run")
 NEEDS_DATA = "needs data"  # the renderer's verdicts for a claim with no measurement
 NOT_YET_RUN = "not yet run"

@@ -18,7 +18,7 @@ import json
 
 import pandas as pd
 
-from dogs.claims import (NEEDS_DATA, NOT_YET_RUN, VERDICTS, ClaimsError, describe, load_measured,
+from dogs.claims import (NEEDS_DATA, NOT_YET_RUN, PAPER_ORDER, VERDICTS, ClaimsError, describe, load_measured,
                          load_paper_claims, render_ours, seeded_verdict)
 from dogs.io import atomic_path, write_csv
 from dogs.workflow.shell import Experiment, SettingsError
@@ -73,7 +73,8 @@ def _verdict_and_split(row: dict, got: dict | None, needs_data: dict | None) -> 
 
 
 def build_table(paper_rows: list[dict], measured: dict, smoke: bool, needs_data: dict | None = None) -> pd.DataFrame:
-    """One row per paper claim; ``needs_data`` maps the families skipped for want of data to their data set."""
+    """One row per paper claim, papers in :data:`dogs.claims.PAPER_ORDER`; ``needs_data`` maps the families skipped
+    for want of data to their data set."""
     needs_data = needs_data or {}
     unknown = sorted(set(measured) - {row["id"] for row in paper_rows})
     if unknown:
@@ -85,7 +86,9 @@ def build_table(paper_rows: list[dict], measured: dict, smoke: bool, needs_data:
     if contradicted:
         raise ClaimsError(f"claims measured although their family waits for its data set: {', '.join(contradicted)}")
     records = []
-    for row in paper_rows:
+    by_paper = sorted(paper_rows, key=lambda row: PAPER_ORDER.index(row["paper"]) if row["paper"] in PAPER_ORDER
+                      else len(PAPER_ORDER))  # stable: the claims files' order within a paper
+    for row in by_paper:
         got = measured.get(row["id"])
         missing = needs_data.get(row["family"])
         verdict_of_row, split = _verdict_and_split(row, got, needs_data)
