@@ -94,6 +94,8 @@ _ENTRIES = 1 << TABLE_SLOTS
 #: Scan steps whose random outputs a block draws at once (64 x W uint32: 8 KiB at 32 lanes).
 _CHUNK = 64
 _TOP = 2**31 - 1
+#: Sites per tile of the layout copies (:func:`spins_to_bits`, :func:`bits_to_spins`).
+_TILE = 256
 
 
 def stored_entry(configuration):
@@ -114,7 +116,7 @@ def slot_table(indptr, neighbors, coupling, field):
     """
     degrees = np.diff(indptr)
     n_vars = degrees.size
-    if n_vars == 0 or (degrees.size and degrees.max(initial=0) > TABLE_SLOTS):
+    if n_vars == 0 or degrees.max() > TABLE_SLOTS:
         return None
     slots = np.full((n_vars, TABLE_SLOTS), n_vars, dtype=np.int64)
     weights = np.zeros((n_vars, TABLE_SLOTS))
@@ -303,8 +305,8 @@ def gibbs_table(slots, thresholds, scan, spins, states, record_vars, record_time
         From :func:`slot_table`.
     scan : (T,) int64
         Site indices in ``[0, p)`` (every lane updates the same site).
-    spins : (n_blocks, p + 1, W) int32
-        Bits ``(x + 1) / 2``, row ``p`` all 0; overwritten with the bits after ``T`` steps.
+    spins : (n_blocks, p + 1, W) int8
+        ``-1`` for a spin ``+1``, ``0`` for ``-1`` (:func:`spins_to_bits`), row ``p`` all 0; overwritten after ``T`` steps.
     states : (n_blocks, 4, W + STATE_PADDING) uint32
         xoshiro128+ states of the lanes (first ``W`` columns), advanced in place.
     record_vars, record_times : (V,) and (R,) int64
@@ -323,10 +325,6 @@ def gibbs_table(slots, thresholds, scan, spins, states, record_vars, record_time
                 for c in range(block.shape[1]):
                     block_recorded[c, r, v] = np.int8(-2 * block[record_vars[v], c] - 1)
         _advance(slots, thresholds, scan, done, scan.size, block, block_states, outputs)
-
-
-
-_TILE = 256
 
 
 @njit(parallel=True, cache=True)
