@@ -7,7 +7,11 @@ AA_GROUPS = config["annular_ising"]["groups"]
 AA_SAMPLER_GROUPS = [name for name, group in AA_GROUPS.items() if group["samplers"]]
 AA_TRUTH_GROUPS = [name for name, group in AA_GROUPS.items() if not group["samplers"]]
 # The report's panel label of each heatmap figure: the setting the paper's figure varies over.
-AA_FIGURE_SETTINGS = {"fig3": "c = 0.2 (multimodal)", "fig4": "c = 0 (bimodal)", "fig5": "W = 0.2 (unimodal)"}
+AA_FIGURE_SETTINGS = {
+    "fig3": "c = 0.2 (multimodal)",
+    "fig4": "c = 0 (bimodal)",
+    "fig5": "W = 0.2 (unimodal)",
+}
 
 
 wildcard_constraints:

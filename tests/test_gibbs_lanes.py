@@ -190,8 +190,8 @@ def test_table_kernel_vector_code(monkeypatch):
     slots, thresholds = slot_table(model.indptr, model.neighbors, model.coupling, model.h)
     empty = np.zeros(0, dtype=np.int64)
 
-    def compiled_fresh():  # not from numba's cache, so that the intrinsic's code generation runs again
-        kernel = numba.njit(parallel=True)(gibbs_table_module.gibbs_table.py_func)
+    def compiled_fresh():  # not from numba's cache, so that the intrinsic's code generation runs again (serial: the
+        kernel = numba.njit(gibbs_table_module.gibbs_table.py_func)  # vector code is the same, the compile faster)
         bits = np.zeros((1, 17, 24), dtype=np.int8)
         bits[0, :16] = -1  # every chain starts at +1 (run_gibbs's default), held as the byte -1
         states = np.zeros((1, 4, 24 + gibbs_table_module.STATE_PADDING), dtype=np.uint32)
