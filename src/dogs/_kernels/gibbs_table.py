@@ -80,7 +80,6 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.core import config as numba_config
 from numba.extending import intrinsic
-from scipy.special import expit
 
 from dogs._kernels.gibbs_lanes import LANE_WIDTH
 
@@ -114,6 +113,8 @@ def slot_table(indptr, neighbors, coupling, field):
     ``thresholds`` is ``(p, 16)`` int32, ``T_{i,c}`` of the module docstring in column :func:`stored_entry` ``(c)``,
     built in float64 chunk by chunk.
     """
+    from scipy.special import expit  # here, not at import: scipy.special costs every sampling process 0.1 s
+
     degrees = np.diff(indptr)
     n_vars = degrees.size
     if n_vars == 0 or degrees.max() > TABLE_SLOTS:
@@ -327,12 +328,12 @@ def gibbs_table(slots, thresholds, scan, spins, states, record_vars, record_time
         _advance(slots, thresholds, scan, done, scan.size, block, block_states, outputs)
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def spins_to_bits(spins, lanes, bits):
     """Lay out chains as lanes: ``bits[b, i, c] = -1`` where ``spins[lanes[b W + c], i] = +1``, else ``0``, for ``i < p``;
     row ``p`` is left as it is (0). ``spins`` (C, p) int8 ``+-1``; tiles of sites keep both sides in cache."""
     n_blocks, n_rows, width = bits.shape
-    for b in prange(n_blocks):
+    for b in range(n_blocks):
         for start in range(0, n_rows - 1, _TILE):
             stop = min(start + _TILE, n_rows - 1)
             for c in range(width):
@@ -341,12 +342,12 @@ def spins_to_bits(spins, lanes, bits):
                     bits[b, i, c] = np.int8(-1) if chain[i] > 0 else np.int8(0)
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def bits_to_spins(bits, spins):
     """The inverse of :func:`spins_to_bits` for the first ``C`` lanes: ``spins[b W + c, i] = -2 bits[b, i, c] - 1``."""
     n_blocks, n_rows, width = bits.shape
     n_chains = spins.shape[0]
-    for b in prange(n_blocks):
+    for b in range(n_blocks):
         for start in range(0, n_rows - 1, _TILE):
             stop = min(start + _TILE, n_rows - 1)
             for c in range(min(width, n_chains - b * width)):
