@@ -164,11 +164,6 @@ def _vector_at(builder, data, index):
     return builder.bitcast(builder.gep(data, [index]), _VEC.as_pointer())
 
 
-def _function(builder, name, signature):
-    existing = builder.module.globals.get(name)
-    return existing if existing is not None else ir.Function(builder.module, signature, name=name)
-
-
 def _site_entries(builder, row):
     """The site's 16 entries as two 8-lane vectors (AVX2: the operands of ``vpermd``), else ``None``."""
     if not _host_has_avx2():
@@ -181,7 +176,7 @@ def _lookup(builder, row, halves, low_bits, high):
     ``low_bits`` holds ``-(c mod 8)`` (its low 3 bits index a half), ``high`` is ``-1`` where ``c >= 8``;
     ``halves`` from :func:`_site_entries`."""
     if halves is not None:
-        permute = _function(builder, "llvm.x86.avx2.permd", ir.FunctionType(_VEC, [_VEC, _VEC]))
+        permute = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_VEC, [_VEC, _VEC]), "llvm.x86.avx2.permd")
         low, upper = (builder.call(permute, [half, low_bits]) for half in halves)
         return builder.select(builder.icmp_signed("<", high, _constant(0)), upper, low)
     position = builder.or_(builder.and_(low_bits, _constant(7)), builder.and_(high, _constant(8)))
@@ -189,8 +184,8 @@ def _lookup(builder, row, halves, low_bits, high):
     offsets = builder.shl(builder.zext(position, wide), ir.Constant(wide, [ir.Constant(_I64, 2)] * LANE_WIDTH))
     addresses = builder.add(_splat(builder, builder.ptrtoint(row, _I64), wide), offsets)
     pointers = builder.inttoptr(addresses, ir.VectorType(_I32.as_pointer(), LANE_WIDTH))
-    gather = _function(builder, "llvm.masked.gather.v8i32.v8p0i32", ir.FunctionType(
-        _VEC, [pointers.type, _I32, ir.VectorType(_BIT, LANE_WIDTH), _VEC]))
+    gather = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
+        _VEC, [pointers.type, _I32, ir.VectorType(_BIT, LANE_WIDTH), _VEC]), "llvm.masked.gather.v8i32.v8p0i32")
     every_lane = ir.Constant(ir.VectorType(_BIT, LANE_WIDTH), [1] * LANE_WIDTH)
     return builder.call(gather, [pointers, ir.Constant(_I32, 4), every_lane, ir.Constant(_VEC, ir.Undefined)])
 

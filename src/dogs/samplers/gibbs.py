@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -210,7 +211,7 @@ def gibbs_kernel(model: BinaryPairwiseMRF, scan: Scan, n_chains: int, kernel: st
         if kernel == "lanes":
             raise ValueError("kernel='lanes' needs a scan without uniform (-1) steps and fields within float32 range")
         return "chains"
-    lanes = "table" if _lane_arrays(model)[5] is not None else "float32"
+    lanes = "table" if _lane_arrays(model).table is not None else "float32"
     if kernel == "auto" and lanes == "float32" and n_chains < FLOAT_LANES_FROM_CHAINS:
         return "chains"
     return lanes
@@ -223,7 +224,7 @@ def lanes_apply(model: BinaryPairwiseMRF, scan: Scan) -> bool:
     if scan.length and int(scan.indices.min()) < 0:
         return False
     arrays = _lane_arrays(model)
-    return arrays[5] is not None or bool(arrays[4] < _MAX_SCALED_FIELD)
+    return arrays.table is not None or bool(arrays.largest_field < _MAX_SCALED_FIELD)
 
 
 def _block_layout(n_chains: int) -> tuple[int, int]:
@@ -262,10 +263,19 @@ def _run_lanes(model, scan, spins, seeds, rec_vars, rec_times, recorded) -> None
     recorded[:] = lane_recorded.reshape((n_blocks * width,) + recorded.shape[1:])[:n_chains]
 
 
-_LANE_ARRAYS: "weakref.WeakKeyDictionary[BinaryPairwiseMRF, tuple]" = weakref.WeakKeyDictionary()
+class _LaneArrays(NamedTuple):
+    indptr: np.ndarray
+    neighbors: np.ndarray
+    weights: np.ndarray
+    bias: np.ndarray
+    largest_field: float
+    table: tuple | None
 
 
-def _lane_arrays(model: BinaryPairwiseMRF) -> tuple:
+_LANE_ARRAYS: "weakref.WeakKeyDictionary[BinaryPairwiseMRF, _LaneArrays]" = weakref.WeakKeyDictionary()
+
+
+def _lane_arrays(model: BinaryPairwiseMRF) -> _LaneArrays:
     """``(indptr, neighbors, weights, bias, largest scaled field, table)`` of the lane kernels, built once per model:
     ``weights = fl32(FIELD_SCALE theta_ik)`` per CSR slot, ``bias = fl32(FIELD_SCALE theta_i)``, the largest
     ``|FIELD_SCALE| (|theta_i| + sum_k |theta_ik|)`` over the sites (for :mod:`dogs._kernels.gibbs_lanes`), and the
@@ -279,7 +289,8 @@ def _lane_arrays(model: BinaryPairwiseMRF) -> tuple:
             weights = (FIELD_SCALE * model.coupling).astype(np.float32)
             bias = (FIELD_SCALE * model.h).astype(np.float32)
         table = slot_table(model.indptr, model.neighbors, model.coupling, model.h)
-        arrays = (model.indptr, model.neighbors, weights, bias, abs(FIELD_SCALE) * float(absolute.max(initial=0.0)), table)
+        arrays = _LaneArrays(model.indptr, model.neighbors, weights, bias, abs(FIELD_SCALE) * float(absolute.max(initial=0.0)),
+                             table)
         _LANE_ARRAYS[model] = arrays
     return arrays
 
