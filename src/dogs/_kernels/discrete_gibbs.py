@@ -89,7 +89,8 @@ from numba import njit, prange
 
 from dogs._kernels.rng import uniform_from_bits, xoshiro_next
 
-__all__ = ["TINY", "exp_rows", "label_from_cumulative", "discrete_gibbs_chain", "discrete_gibbs_chains"]
+__all__ = ["TINY", "exp_rows", "label_from_cumulative", "discrete_gibbs_chain", "discrete_gibbs_chain_draws",
+           "discrete_gibbs_chains", "discrete_gibbs_chains_draws"]
 
 TINY = 2.0**-600
 
@@ -256,4 +257,50 @@ def discrete_gibbs_chains(
         evaluations[c] = discrete_gibbs_chain(
             card, log_unary, exp_unary, indptr, neighbors, slot_offset, log_tables, exp_tables, scan, states[c],
             rng_states[c], record_vars, record_times, recorded[c], counts[c], count_from,
+        )  # fmt: skip
+
+
+
+@njit(cache=True)
+def discrete_gibbs_chain_draws(
+    card, log_unary, exp_unary, indptr, neighbors, slot_offset, log_tables, exp_tables, scan, state, rng_state,
+    record_vars, labels, first, count,
+):  # fmt: skip
+    """Run ``count`` passes of the whole scan on one chain, in place, writing a draw after each pass; returns the
+    density evaluations done.
+
+    One dependent sequence: pass ``k + 1`` starts where pass ``k`` ended. After pass ``k`` the labels of
+    ``record_vars`` go to ``labels[first + k]`` (a ``(D, V)`` array, int8 or int32). Other arguments as in
+    :func:`discrete_gibbs_chain`.
+    """
+    k_max = np.uint64(log_unary.size // card.size)
+    work = np.empty(k_max, dtype=np.float64)
+    counts = np.zeros(0, dtype=np.int64)
+    s0, s1, s2, s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
+    evaluations = 0
+    for k in range(count):
+        n, s0, s1, s2, s3 = _advance(
+            card, log_unary, exp_unary, indptr, neighbors, slot_offset, log_tables, exp_tables, k_max,
+            scan, 0, scan.size, state, work, counts, 0, s0, s1, s2, s3,
+        )  # fmt: skip
+        evaluations += n
+        row = labels[first + k]
+        for v in range(record_vars.size):
+            row[v] = state[record_vars[v]]
+    rng_state[0], rng_state[1], rng_state[2], rng_state[3] = s0, s1, s2, s3
+    return evaluations
+
+
+@njit(parallel=True, cache=True)
+def discrete_gibbs_chains_draws(
+    card, log_unary, exp_unary, indptr, neighbors, slot_offset, log_tables, exp_tables, scan, states, rng_states,
+    record_vars, labels, first, count, evaluations,
+):  # fmt: skip
+    """:func:`discrete_gibbs_chain_draws` for independent chains in parallel (``prange`` over chains): row ``c`` of
+    ``states`` (C, p), ``rng_states`` (C, 4), ``labels`` (C, D, V) and ``evaluations`` (C,) int64 (added to) belongs
+    to chain ``c``."""
+    for c in prange(states.shape[0]):
+        evaluations[c] += discrete_gibbs_chain_draws(
+            card, log_unary, exp_unary, indptr, neighbors, slot_offset, log_tables, exp_tables, scan, states[c],
+            rng_states[c], record_vars, labels[c], first, count,
         )  # fmt: skip

@@ -127,7 +127,9 @@ __all__ = [
     "seed_states",
     "spin_from_field",
     "gibbs_chain",
+    "gibbs_chain_draws",
     "gibbs_chains",
+    "gibbs_chains_draws",
 ]
 
 THRESHOLD_BIN_BITS = 10
@@ -430,3 +432,29 @@ def gibbs_chains(graph, h, scan, spins, rng_states, low, high, record_vars, reco
     """
     for c in prange(spins.shape[0]):
         gibbs_chain(graph, h, scan, spins[c], rng_states[c], low, high, record_vars, record_times, recorded[c])
+
+
+@njit(cache=True)
+def gibbs_chain_draws(graph, h, scan, spins, rng_state, low, high, record_vars, labels, first, count):
+    """Run ``count`` passes of the whole scan on one chain, in place, writing a draw after each pass.
+
+    One dependent sequence: pass ``k + 1`` starts from the state and the stream position where pass ``k``
+    ended, so ``count`` passes are the scan repeated ``count`` times. After pass ``k`` the labels
+    ``(x_v + 1) / 2`` (0 for the spin -1, 1 for +1) of ``record_vars`` go to ``labels[first + k]``.
+    Arguments as in :func:`gibbs_chain`; ``labels`` is a ``(D, V)`` int8 array with ``first + count <= D``.
+    """
+    s0, s1, s2, s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
+    for k in range(count):
+        s0, s1, s2, s3 = advance(graph, h, scan, 0, scan.size, spins, low, high, s0, s1, s2, s3)
+        row = labels[first + k]
+        for v in range(record_vars.size):
+            row[v] = (spins[record_vars[v]] + 1) >> 1
+    rng_state[0], rng_state[1], rng_state[2], rng_state[3] = s0, s1, s2, s3
+
+
+@njit(parallel=True, cache=True)
+def gibbs_chains_draws(graph, h, scan, spins, rng_states, low, high, record_vars, labels, first, count):
+    """:func:`gibbs_chain_draws` for independent chains in parallel (``prange`` over chains): row ``c`` of
+    ``spins`` (C, p), ``rng_states`` (C, 4) and ``labels`` (C, D, V) belongs to chain ``c``."""
+    for c in prange(spins.shape[0]):
+        gibbs_chain_draws(graph, h, scan, spins[c], rng_states[c], low, high, record_vars, labels[c], first, count)

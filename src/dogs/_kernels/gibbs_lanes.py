@@ -115,6 +115,8 @@ __all__ = [
     "exp2_coefficients",
     "exp2_approx",
     "gibbs_lanes",
+    "gibbs_lanes_block_draws",
+    "gibbs_lanes_draws",
     "lane_states",
     "plus_probability",
     "spin_from_scaled_field",
@@ -310,3 +312,35 @@ def gibbs_lanes(indptr, neighbors, weights, bias, scan, spins, states, record_va
     for b in prange(spins.shape[0]):
         _run_block((indptr, neighbors), weights, bias, scan, spins[b], states[b], record_vars, record_times,
                    recorded[b])
+
+
+
+@njit(cache=True)
+def gibbs_lanes_block_draws(indptr, neighbors, weights, bias, scan, block, block_states, record_vars, labels, first_chain,
+                            first, count):
+    """Run one block of lanes through ``count`` passes of the scan, in place, writing a draw after each pass.
+
+    Each lane is one dependent sequence (pass ``k + 1`` continues pass ``k``). After pass ``k`` lane ``c`` writes the
+    labels (1 for a spin ``+1``, 0 for ``-1``) of ``record_vars`` to ``labels[first_chain + c, first + k]`` when
+    ``first_chain + c`` is a chain (``< labels.shape[0]``). ``block`` is one block of :func:`gibbs_lanes`'s ``spins``
+    (``(p, W)``), ``block_states`` its random states; ``labels`` is ``(C, D, V)`` int8 with ``first + count <= D``.
+    """
+    width = block.shape[1]
+    field = np.empty(width, dtype=np.float32)
+    s0, s1, s2, s3 = block_states[0], block_states[1], block_states[2], block_states[3]
+    chains = min(width, labels.shape[0] - first_chain)
+    for k in range(count):
+        _advance_block((indptr, neighbors), weights, bias, scan, 0, scan.size, block, field, s0, s1, s2, s3)
+        for c in range(chains):
+            row = labels[first_chain + c, first + k]
+            for v in range(record_vars.size):
+                row[v] = np.int8(block[record_vars[v], c] > 0)
+
+
+@njit(parallel=True, cache=True)
+def gibbs_lanes_draws(indptr, neighbors, weights, bias, scan, spins, states, record_vars, labels, first, count):
+    """:func:`gibbs_lanes_block_draws` for every block in parallel (``prange``): block ``b`` holds the chains from
+    ``b W``; ``spins`` and ``states`` as in :func:`gibbs_lanes`."""
+    for b in prange(spins.shape[0]):
+        gibbs_lanes_block_draws(indptr, neighbors, weights, bias, scan, spins[b], states[b], record_vars, labels,
+                                b * spins.shape[2], first, count)

@@ -83,7 +83,8 @@ from numba.extending import intrinsic
 
 from dogs._kernels.gibbs_lanes import LANE_WIDTH
 
-__all__ = ["STATE_PADDING", "TABLE_SLOTS", "bits_to_spins", "gibbs_table", "slot_table", "spins_to_bits", "stored_entry"]
+__all__ = ["STATE_PADDING", "TABLE_SLOTS", "bits_to_spins", "gibbs_table", "gibbs_table_block_draws", "gibbs_table_draws",
+           "slot_table", "spins_to_bits", "stored_entry"]
 
 #: Neighbour slots per site: graphs of degree at most 4 (grids, tori, chains).
 TABLE_SLOTS = 4
@@ -321,6 +322,36 @@ def gibbs_table(slots, thresholds, scan, spins, states, record_vars, record_time
                 for c in range(block.shape[1]):
                     block_recorded[c, r, v] = np.int8(-2 * block[record_vars[v], c] - 1)
         _advance(slots, thresholds, scan, done, scan.size, block, block_states, outputs)
+
+
+@njit(cache=True)
+def gibbs_table_block_draws(slots, thresholds, scan, block, block_states, record_vars, labels, first_chain, first, count):
+    """Run one block of lanes through ``count`` passes of the scan, in place, writing a draw after each pass.
+
+    Each lane is one dependent sequence (pass ``k + 1`` continues pass ``k``). After pass ``k`` lane ``c`` writes the
+    labels (1 for a spin ``+1``, 0 for ``-1``) of ``record_vars`` to ``labels[first_chain + c, first + k]`` when
+    ``first_chain + c`` is a chain (``< labels.shape[0]``); padding lanes write nothing. ``block`` is one block of
+    :func:`gibbs_table`'s ``spins`` (``(p + 1, W)``), ``block_states`` its random states; ``labels`` is ``(C, D, V)``
+    int8 with ``first + count <= D``.
+    """
+    width = block.shape[1]
+    outputs = np.empty((_CHUNK, width), dtype=np.uint32)
+    chains = min(width, labels.shape[0] - first_chain)
+    for k in range(count):
+        _advance(slots, thresholds, scan, 0, scan.size, block, block_states, outputs)
+        for c in range(chains):
+            row = labels[first_chain + c, first + k]
+            for v in range(record_vars.size):
+                row[v] = -block[record_vars[v], c]
+
+
+@njit(parallel=True, cache=True)
+def gibbs_table_draws(slots, thresholds, scan, spins, states, record_vars, labels, first, count):
+    """:func:`gibbs_table_block_draws` for every block in parallel (``prange``): block ``b`` holds the chains from
+    ``b W``; ``spins`` and ``states`` as in :func:`gibbs_table`."""
+    for b in prange(spins.shape[0]):
+        gibbs_table_block_draws(slots, thresholds, scan, spins[b], states[b], record_vars, labels, b * spins.shape[2],
+                                first, count)
 
 
 @njit(cache=True)

@@ -39,14 +39,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dogs._kernels.discrete_gibbs import discrete_gibbs_chain, discrete_gibbs_chains, exp_rows
+from dogs._kernels.discrete_gibbs import (discrete_gibbs_chain, discrete_gibbs_chain_draws, discrete_gibbs_chains,
+                                          discrete_gibbs_chains_draws, exp_rows)
 from dogs._kernels.gibbs import seed_states
 from dogs.models.discrete import DiscretePairwiseMRF
 from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
-from dogs.samplers.checks import NO_INDICES, check_recording
+from dogs.samplers.checks import NO_INDICES, check_int, check_recording
+from dogs.samplers.draws import DrawsResult, check_record_vars, label_dtype, passes_per_call, run_passes, use_threads
 from dogs.scans.base import Scan
 
-__all__ = ["DiscreteGibbsResult", "most_frequent_labels", "run_discrete_gibbs"]
+__all__ = ["DiscreteGibbsResult", "discrete_draws_kernel", "most_frequent_labels", "run_discrete_gibbs",
+           "run_discrete_gibbs_draws"]
 
 STATE_DTYPE = np.int32
 
@@ -162,15 +165,7 @@ def run_discrete_gibbs(
     >>> result.states.shape, result.label_counts.shape, result.work
     ((2, 9), (2, 9, 4), Work(site_updates=180, density_evaluations=540))
     """
-    if not isinstance(model, DiscretePairwiseMRF):
-        raise TypeError(
-            f"model must be a DiscretePairwiseMRF, got {type(model).__name__}"
-            + (" (use model.to_discrete())" if hasattr(model, "to_discrete") else "")
-        )
-    if not isinstance(scan, Scan):
-        raise TypeError(f"scan must be a dogs.scans.Scan, got {type(scan).__name__}")
-    if scan.n_vars != model.n_vars:
-        raise ValueError(f"scan is over n_vars = {scan.n_vars} variables but the model has {model.n_vars}")
+    _check_model_and_scan(model, scan)
     n_chains = check_n_chains(n_chains)
     n_vars, n_steps = model.n_vars, scan.length
     states = _initial_states(initial_state, n_chains, model.cardinalities)
@@ -206,6 +201,84 @@ def run_discrete_gibbs(
         work=Work(site_updates=n_chains * n_steps, density_evaluations=evaluations),
         seeds=seeds,
     )
+
+
+def run_discrete_gibbs_draws(
+    model: DiscretePairwiseMRF,
+    scan: Scan,
+    *,
+    seed,
+    draws: int,
+    n_chains: int = 1,
+    initial_state,
+    record_vars=None,
+    on_passes=None,
+) -> DrawsResult:
+    """Run ``n_chains`` chains through ``draws`` passes of ``scan``, recording ``record_vars`` after every pass.
+
+    Each chain is one dependent sequence of ``draws`` repetitions of the scan with one in-kernel random stream (the
+    update rule of :func:`run_discrete_gibbs`), its draws written by the kernel into ``labels``
+    (:mod:`dogs.samplers.draws`).
+
+    Parameters
+    ----------
+    model, scan, seed, n_chains, initial_state
+        As in :func:`run_discrete_gibbs`. Same seed, same draws, with any number of threads and any chunking.
+    draws : int
+        Passes per chain (>= 1), each recorded.
+    record_vars : array-like of int, optional
+        Variables to record (default: all).
+    on_passes : callable, optional
+        Called with the number of passes just done after each kernel call (a progress bar).
+
+    Returns
+    -------
+    DrawsResult
+        ``labels`` ``(n_chains, draws, V)`` (int8 when every ``K_i <= 127``, else int32), final states, work, seeds.
+    """
+    _check_model_and_scan(model, scan)
+    n_chains = check_n_chains(n_chains)
+    draws = check_int("draws", draws)
+    states = _initial_states(initial_state, n_chains, model.cardinalities)
+    record_vars = check_record_vars(record_vars, model.n_vars)
+    card, log_unary, exp_unary, slot_offset, log_tables, exp_tables = _pack(model)
+    seeds = chain_seeds(seed, n_chains)
+    rng_states = seed_states(seeds)
+    labels = np.empty((n_chains, draws, record_vars.size), dtype=label_dtype(int(card.max())))
+    arrays = (card, log_unary, exp_unary, model.indptr, model.neighbors, slot_offset, log_tables, exp_tables, scan.indices)
+    evaluations = np.zeros(n_chains, dtype=np.int64)
+
+    def run(first, count):
+        if use_threads(n_chains, count * n_chains * scan.length):
+            discrete_gibbs_chains_draws(*arrays, states, rng_states, record_vars, labels, first, count, evaluations)
+            return
+        for c in range(n_chains):
+            evaluations[c] += discrete_gibbs_chain_draws(*arrays, states[c], rng_states[c], record_vars, labels[c], first,
+                                                         count)
+
+    run_passes(run, draws, n_chains * scan.length, on_passes)
+    work = Work(site_updates=n_chains * draws * scan.length, density_evaluations=int(evaluations.sum()))
+    return DrawsResult(labels=labels, record_vars=record_vars, states=states, work=work, seeds=seeds)
+
+
+def discrete_draws_kernel(scan: Scan, n_chains: int, draws: int) -> tuple[str, str]:
+    """``(module, function)`` under :mod:`dogs._kernels` of the kernel that the first call of
+    :func:`run_discrete_gibbs_draws` runs (for a notice before numba compiles it)."""
+    per_pass = n_chains * scan.length
+    threads = use_threads(n_chains, passes_per_call(draws, per_pass) * per_pass)
+    return "discrete_gibbs", "discrete_gibbs_chains_draws" if threads else "discrete_gibbs_chain_draws"
+
+
+def _check_model_and_scan(model, scan) -> None:
+    if not isinstance(model, DiscretePairwiseMRF):
+        raise TypeError(
+            f"model must be a DiscretePairwiseMRF, got {type(model).__name__}"
+            + (" (use model.to_discrete())" if hasattr(model, "to_discrete") else "")
+        )
+    if not isinstance(scan, Scan):
+        raise TypeError(f"scan must be a dogs.scans.Scan, got {type(scan).__name__}")
+    if scan.n_vars != model.n_vars:
+        raise ValueError(f"scan is over n_vars = {scan.n_vars} variables but the model has {model.n_vars}")
 
 
 def most_frequent_labels(result: DiscreteGibbsResult, *, pool_chains: bool = False) -> np.ndarray:

@@ -40,16 +40,20 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from dogs._kernels.gibbs import field_thresholds, gibbs_chain, gibbs_chains, padded_neighbourhoods, seed_states
-from dogs._kernels.gibbs_lanes import FIELD_SCALE, LANE_WIDTH, gibbs_lanes, lane_states
-from dogs._kernels.gibbs_table import STATE_PADDING, bits_to_spins, gibbs_table, slot_table, spins_to_bits
+from dogs._kernels.gibbs import (field_thresholds, gibbs_chain, gibbs_chain_draws, gibbs_chains, gibbs_chains_draws,
+                                 padded_neighbourhoods, seed_states)
+from dogs._kernels.gibbs_lanes import (FIELD_SCALE, LANE_WIDTH, gibbs_lanes, gibbs_lanes_block_draws, gibbs_lanes_draws,
+                                       lane_states)
+from dogs._kernels.gibbs_table import (STATE_PADDING, bits_to_spins, gibbs_table, gibbs_table_block_draws,
+                                       gibbs_table_draws, slot_table, spins_to_bits)
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
-from dogs.samplers.checks import NO_INDICES, check_model_and_scan, check_recording, check_spin_states
+from dogs.samplers.checks import NO_INDICES, check_int, check_model_and_scan, check_recording, check_spin_states
+from dogs.samplers.draws import DrawsResult, check_record_vars, passes_per_call, run_passes, use_threads
 from dogs.scans.base import Scan
 
 __all__ = ["FLOAT_LANES_FROM_CHAINS", "GIBBS_KERNELS", "LANES_FROM_CHAINS", "LANE_WIDTH", "MAX_BLOCK_LANES", "GibbsResult",
-           "chain_seeds", "gibbs_kernel", "kernel_graph", "lanes_apply", "run_gibbs"]
+           "chain_seeds", "draws_kernel", "gibbs_kernel", "kernel_graph", "lanes_apply", "run_gibbs", "run_gibbs_draws"]
 
 _LOW_THRESHOLDS, _HIGH_THRESHOLDS = field_thresholds()
 
@@ -217,6 +221,18 @@ def gibbs_kernel(model: BinaryPairwiseMRF, scan: Scan, n_chains: int, kernel: st
     return lanes
 
 
+def draws_kernel(model: BinaryPairwiseMRF, scan: Scan, n_chains: int, draws: int, kernel: str = "auto") -> tuple[str, str]:
+    """``(module, function)`` under :mod:`dogs._kernels` of the kernel that the first call of :func:`run_gibbs_draws`
+    runs for these arguments (for a notice before numba compiles it)."""
+    which = gibbs_kernel(model, scan, n_chains, kernel)
+    units = n_chains if which == "chains" else _block_layout(n_chains)[0]
+    threads = use_threads(units, passes_per_call(draws, n_chains * scan.length) * n_chains * scan.length)
+    module, parallel, unit = {"chains": ("gibbs", "gibbs_chains_draws", "gibbs_chain_draws"),
+                              "table": ("gibbs_table", "gibbs_table_draws", "gibbs_table_block_draws"),
+                              "float32": ("gibbs_lanes", "gibbs_lanes_draws", "gibbs_lanes_block_draws")}[which]
+    return module, parallel if threads else unit
+
+
 def lanes_apply(model: BinaryPairwiseMRF, scan: Scan) -> bool:
     """Whether a chain-vectorised kernel can run ``scan`` on ``model``: no uniform ``-1`` step (all chains
     update the same site) and either degree at most 4 (the table kernel takes any field) or every site's
@@ -236,31 +252,147 @@ def _block_layout(n_chains: int) -> tuple[int, int]:
     return n_blocks, width
 
 
-def _run_lanes(model, scan, spins, seeds, rec_vars, rec_times, recorded) -> None:
-    """Run the chains in a lane kernel: ``spins`` (C, p) int8 and ``recorded`` (C, R, V) int8 filled in place.
+class _Lanes(NamedTuple):
+    """Chains laid out as lanes for a lane kernel (:func:`_to_lanes`)."""
 
-    Lanes beyond the ``C`` chains (padding to whole blocks) start as chain 0 with its seed and are dropped.
-    Each lane row of the random states is padded by ``STATE_PADDING`` words (blocks of different threads a
-    cache line apart).
+    spins: np.ndarray  # table kernel: (n_blocks, p + 1, W) int8 bits; float32 kernel: (n_blocks, p, W) float32
+    states: np.ndarray  # (n_blocks, 4, W + STATE_PADDING) uint32
+    table: tuple | None
+
+
+def _to_lanes(model, spins, seeds) -> _Lanes:
+    """Lay out the chains ``spins`` (C, p) int8 with their ``seeds`` as blocks of lanes.
+
+    Lanes beyond the ``C`` chains (padding to whole blocks) start as chain 0 with its seed; their spins are never
+    read back. Each lane row of the random states is padded by ``STATE_PADDING`` words (blocks of different threads
+    a cache line apart).
     """
     n_chains, n_vars = spins.shape
     n_blocks, width = _block_layout(n_chains)
     lanes = np.arange(n_blocks * width)
     lanes[lanes >= n_chains] = 0
-    indptr, neighbors, weights, bias, _, table = _lane_arrays(model)
+    table = _lane_arrays(model).table
     states = np.zeros((n_blocks, 4, width + STATE_PADDING), dtype=np.uint32)
     states[:, :, :width] = lane_states(seeds[lanes]).reshape(4, n_blocks, width).transpose(1, 0, 2)
-    lane_recorded = np.zeros((n_blocks, width) + recorded.shape[1:], dtype=np.int8)
     if table is None:
         lane_spins = np.ascontiguousarray(spins[lanes].astype(np.float32).reshape(n_blocks, width, n_vars).transpose(0, 2, 1))
-        gibbs_lanes(indptr, neighbors, weights, bias, scan.indices, lane_spins, states, rec_vars, rec_times, lane_recorded)
-        spins[:] = lane_spins.transpose(0, 2, 1).reshape(n_blocks * width, n_vars)[:n_chains]
     else:
-        bits = np.zeros((n_blocks, n_vars + 1, width), dtype=np.int8)  # row p: the padding slots' neighbour, always -1
-        spins_to_bits(spins, lanes, bits)
-        gibbs_table(*table, scan.indices, bits, states, rec_vars, rec_times, lane_recorded)
-        bits_to_spins(bits, spins)
-    recorded[:] = lane_recorded.reshape((n_blocks * width,) + recorded.shape[1:])[:n_chains]
+        lane_spins = np.zeros((n_blocks, n_vars + 1, width), dtype=np.int8)  # row p: the padding slots' neighbour, always -1
+        spins_to_bits(spins, lanes, lane_spins)
+    return _Lanes(lane_spins, states, table)
+
+
+def _from_lanes(lanes: _Lanes, spins) -> None:
+    """Write the chains' states back from their lanes into ``spins`` (C, p) int8."""
+    if lanes.table is None:
+        n_blocks, n_vars, width = lanes.spins.shape
+        spins[:] = lanes.spins.transpose(0, 2, 1).reshape(n_blocks * width, n_vars)[:spins.shape[0]]
+    else:
+        bits_to_spins(lanes.spins, spins)
+
+
+def _run_lanes(model, scan, spins, seeds, rec_vars, rec_times, recorded) -> None:
+    """Run the chains in a lane kernel: ``spins`` (C, p) int8 and ``recorded`` (C, R, V) int8 filled in place."""
+    lanes = _to_lanes(model, spins, seeds)
+    n_blocks, width = lanes.states.shape[0], lanes.spins.shape[2]
+    lane_recorded = np.zeros((n_blocks, width) + recorded.shape[1:], dtype=np.int8)
+    if lanes.table is None:
+        indptr, neighbors, weights, bias = _lane_arrays(model)[:4]
+        gibbs_lanes(indptr, neighbors, weights, bias, scan.indices, lanes.spins, lanes.states, rec_vars, rec_times,
+                    lane_recorded)
+    else:
+        gibbs_table(*lanes.table, scan.indices, lanes.spins, lanes.states, rec_vars, rec_times, lane_recorded)
+    _from_lanes(lanes, spins)
+    recorded[:] = lane_recorded.reshape((n_blocks * width,) + recorded.shape[1:])[:spins.shape[0]]
+
+
+def run_gibbs_draws(
+    model: BinaryPairwiseMRF,
+    scan: Scan,
+    *,
+    seed,
+    draws: int,
+    n_chains: int = 1,
+    initial_state=1,
+    record_vars=None,
+    kernel: str = "auto",
+    on_passes=None,
+) -> DrawsResult:
+    r"""Run ``n_chains`` chains through ``draws`` passes of ``scan``, recording ``record_vars`` after every pass.
+
+    Each chain is one dependent sequence of ``draws`` repetitions of the scan (DoGS Algorithm 1 on the scan
+    repeated ``draws`` times) with one in-kernel random stream, and its draws are written by the kernel into
+    ``labels`` (:mod:`dogs.samplers.draws`): no Python runs per draw. The kernels and their choice are those of
+    :func:`run_gibbs` (``kernel``); the update rule, and so the law of the draws, is the same.
+
+    Parameters
+    ----------
+    model, scan, seed, n_chains, initial_state, kernel
+        As in :func:`run_gibbs`. Same seed, same draws, with any number of threads and any chunking.
+    draws : int
+        Passes per chain (>= 1), each recorded.
+    record_vars : array-like of int, optional
+        Variables to record (default: all).
+    on_passes : callable, optional
+        Called with the number of passes just done after each kernel call (a progress bar).
+
+    Returns
+    -------
+    DrawsResult
+        ``labels`` ``(n_chains, draws, V)`` int8: 1 for the spin ``+1``, 0 for ``-1``; the final spins; work; seeds.
+
+    Examples
+    --------
+    >>> from dogs.models import grid_model
+    >>> from dogs.scans import systematic_scan
+    >>> result = run_gibbs_draws(grid_model(3, 3, 0.2), systematic_scan(9, 9), seed=0, draws=50, n_chains=2)
+    >>> result.labels.shape, result.work.site_updates
+    ((2, 50, 9), 900)
+    """
+    check_model_and_scan(model, scan)
+    n_chains = check_n_chains(n_chains)
+    draws = check_int("draws", draws)
+    spins = check_spin_states(initial_state, model.n_vars, n_chains, single_spin=True)
+    record_vars = check_record_vars(record_vars, model.n_vars)
+    which = gibbs_kernel(model, scan, n_chains, kernel)
+    seeds = chain_seeds(seed, n_chains)
+    labels = np.empty((n_chains, draws, record_vars.size), dtype=np.int8)
+    per_pass = n_chains * scan.length
+    if which == "chains":
+        rng_states = seed_states(seeds)
+        arrays = (kernel_graph(model), model.h, scan.indices, spins, rng_states, _LOW_THRESHOLDS, _HIGH_THRESHOLDS,
+                  record_vars, labels)
+
+        def run(first, count):
+            if use_threads(n_chains, count * per_pass):
+                gibbs_chains_draws(*arrays, first, count)
+                return
+            graph, h, indices = arrays[:3]
+            for c in range(n_chains):
+                gibbs_chain_draws(graph, h, indices, spins[c], rng_states[c], _LOW_THRESHOLDS, _HIGH_THRESHOLDS,
+                                  record_vars, labels[c], first, count)
+    else:
+        lanes = _to_lanes(model, spins, seeds)
+        n_blocks, width = lanes.states.shape[0], lanes.states.shape[2] - STATE_PADDING
+        if lanes.table is None:
+            model_arrays = _lane_arrays(model)[:4]
+            parallel, per_block = gibbs_lanes_draws, gibbs_lanes_block_draws
+        else:
+            model_arrays = lanes.table
+            parallel, per_block = gibbs_table_draws, gibbs_table_block_draws
+
+        def run(first, count):
+            if use_threads(n_blocks, count * per_pass):
+                parallel(*model_arrays, scan.indices, lanes.spins, lanes.states, record_vars, labels, first, count)
+                return
+            for b in range(n_blocks):
+                per_block(*model_arrays, scan.indices, lanes.spins[b], lanes.states[b], record_vars, labels, b * width,
+                          first, count)
+    run_passes(run, draws, per_pass, on_passes)
+    if which != "chains":
+        _from_lanes(lanes, spins)
+    updates = n_chains * draws * scan.length
+    return DrawsResult(labels=labels, record_vars=record_vars, states=spins, work=Work(updates, updates), seeds=seeds)
 
 
 class _LaneArrays(NamedTuple):
