@@ -174,7 +174,7 @@ def test_command_and_library_agree_on_the_same_seed(tmp_path, capsys):
                            "30", "--seed", "11", "--evidence", str(tmp_path / "g.uai.evid"), "--certify"], capsys)
     assert code == EXIT_OK, err
     result = json.loads(out)
-    data = sample(model, systematic_scan(9, 9), chains=3, draws=30, seed=11, evidence={2: 0}, certify=True,
+    data = sample(model, "systematic", length=9, chains=3, draws=30, seed=11, evidence={2: 0}, certify=True,
                   progress=False)
     table = marginals(data)
     assert result["evidence"] == [{"variable": 2, "state": 0, "cardinality": 2}]

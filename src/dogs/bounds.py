@@ -47,6 +47,7 @@ from dogs.models.discrete import DiscretePairwiseMRF
 
 __all__ = [
     "BOUND_METHODS",
+    "check_influence_bound",
     "exact_influence",
     "exact_influence_higher_order",
     "influence_binary_pairwise",
@@ -584,3 +585,59 @@ def influence_bound(model, method: str = "auto") -> sparse.csr_matrix:
         return influence_binary_pairwise(model)
     factors = [(tuple(e), float(t)) for e, t in zip(model.edges.tolist(), model.theta)]
     return influence_higher_order(model.n_vars, factors, model.h)
+
+
+def check_influence_bound(influence, model) -> sparse.csr_matrix:
+    r"""A user's influence bound :math:`\bar C` for ``model``, checked against what any bound of it must satisfy.
+
+    Every Dobrushin influence is a total-variation distance, so :math:`0 \le C_{ij} \le 1`; it is 0 unless ``j``
+    is in the Markov blanket of ``i`` (a neighbour, for a pairwise model), and positive wherever ``i`` and ``j``
+    interact (a non-zero coupling; Theorem 10's and 11's bounds are positive exactly there). So a matrix
+
+    - of another shape than ``(p, p)``, with an entry outside ``[0, 1]`` or not finite, is refused;
+    - with a non-zero entry off the model's edges is refused: it was made for another model or another
+      numbering (with evidence, the bound must be the conditioned model's, over the unobserved variables);
+    - with a zero entry where the model couples ``i`` and ``j`` is refused: it is no bound at all (an all-zero
+      matrix would certify zero bias on any model).
+
+    Returns the bound as a CSR matrix (float64).
+    """
+    if not isinstance(model, (BinaryPairwiseMRF, DiscretePairwiseMRF)):
+        raise TypeError(f"model must be a BinaryPairwiseMRF or DiscretePairwiseMRF, got {type(model).__name__}")
+    p = model.n_vars
+    if sparse.issparse(influence):
+        matrix = sparse.csr_matrix(influence, dtype=np.float64, copy=True)
+    else:
+        array = np.asarray(influence)
+        if array.dtype == object or not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array):
+            raise TypeError(f"influence must be a real (p, p) matrix, got dtype {array.dtype}")
+        if array.ndim != 2:
+            raise ValueError(f"influence must be a ({p}, {p}) matrix, got shape {array.shape}")
+        matrix = sparse.csr_matrix(array.astype(np.float64))
+    if matrix.shape != (p, p):
+        raise ValueError(f"influence must be a ({p}, {p}) matrix for this model of {p} variables, got shape "
+                         f"{matrix.shape}")
+    matrix.sum_duplicates()
+    matrix.eliminate_zeros()
+    data = matrix.data
+    if data.size and (not np.all(np.isfinite(data)) or data.min() < 0.0 or data.max() > 1.0):
+        raise ValueError("influence entries must lie in [0, 1]: each bounds a Dobrushin influence, a total-variation "
+                         "distance")
+    edges = sparse.csr_matrix((np.ones(model.neighbors.size), model.neighbors, model.indptr), shape=(p, p))
+    off = matrix - matrix.multiply(edges)
+    off.eliminate_zeros()
+    if off.nnz:
+        coo = off.tocoo()
+        i, j = int(coo.row[0]), int(coo.col[0])
+        raise ValueError(f"influence[{i}, {j}] = {matrix[i, j]:.3g} but variables {i} and {j} are not neighbours in the "
+                         "model: the matrix belongs to another model or numbering (with evidence, give the bound of "
+                         "the conditioned model)")
+    ours = influence_bound(model)
+    missing = ours.multiply(ours > 0) - ours.multiply(matrix > 0)
+    missing.eliminate_zeros()
+    if missing.nnz:
+        coo = missing.tocoo()
+        i, j = int(coo.row[0]), int(coo.col[0])
+        raise ValueError(f"influence[{i}, {j}] is 0 but variables {i} and {j} interact (the Theorem 10/11 bound there is "
+                         f"{ours[i, j]:.3g}): a zero is no bound on a positive influence")
+    return matrix

@@ -10,10 +10,23 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["DEFAULT_FRACTION", "memory_limit_bytes"]
+__all__ = ["DEFAULT_FRACTION", "TooLargeError", "format_bytes", "memory_limit_bytes"]
 
 #: Share of the machine's physical memory a single job may ask for when the config sets no limit.
 DEFAULT_FRACTION = 0.8
+
+
+class TooLargeError(ValueError):
+    """A request whose memory estimate exceeds the limit, or a model too large for exact inference (the ``dogs``
+    command's exit code 3); raised before anything large is allocated."""
+
+
+def format_bytes(n_bytes: float) -> str:
+    """``n_bytes`` in the largest unit of TB, GB, MB, kB that keeps it at least 1 (three significant digits)."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.3g} {unit}"
+    return f"{max(n_bytes, 0) / 1e3:.3g} kB"
 
 
 def memory_limit_bytes(max_memory_gb: float | None = None) -> int:

@@ -49,10 +49,11 @@ import numpy as np
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.models.discrete import DiscretePairwiseMRF, cardinalities
 from dogs.models.evidence import condition
+from dogs.resources import TooLargeError, format_bytes, memory_limit_bytes
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
-__all__ = ["RHAT_THRESHOLD", "SamplingWarning", "diagnose", "import_arviz", "marginals", "sample", "sampling_warnings",
-           "scan_given_evidence", "scan_in_original"]
+__all__ = ["RHAT_THRESHOLD", "SamplingWarning", "check_sampling_memory", "diagnose", "import_arviz", "marginals", "sample",
+           "sampling_memory_bytes", "sampling_warnings", "scan_given_evidence", "scan_in_original"]
 
 #: Largest split R-hat taken as converged (Vehtari et al. 2021).
 RHAT_THRESHOLD = 1.01
@@ -76,7 +77,8 @@ def import_arviz():
 def diagnose(indicators: np.ndarray) -> dict[str, np.ndarray]:
     """ArviZ diagnostics of indicator draws ``(chains, draws, marginals)``: mean, mcse, r_hat, ess_bulk, ess_tail.
 
-    Marginals whose draws are all equal get NaN for everything but the mean.
+    Marginals whose draws are all equal get NaN for everything but the mean; with one chain R-hat is NaN (it
+    compares chains).
     """
     az = import_arviz()
     values = np.asarray(indicators, dtype=np.float64)
@@ -84,7 +86,10 @@ def diagnose(indicators: np.ndarray) -> dict[str, np.ndarray]:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # e.g. "more chains than draws", which is no error here
         dataset = az.convert_to_dataset({"x": values})
-        out["r_hat"] = np.asarray(az.rhat(dataset, method="rank")["x"].values, dtype=np.float64)
+        if values.shape[0] < 2:  # undefined; ArviZ would say so on the terminal through its own logger, every marginal
+            out["r_hat"] = np.full(values.shape[2:], np.nan)
+        else:
+            out["r_hat"] = np.asarray(az.rhat(dataset, method="rank")["x"].values, dtype=np.float64)
         out["ess_bulk"] = np.asarray(az.ess(dataset, method="bulk")["x"].values, dtype=np.float64)
         out["ess_tail"] = np.asarray(az.ess(dataset, method="tail")["x"].values, dtype=np.float64)
         out["mcse"] = np.asarray(az.mcse(dataset, method="mean")["x"].values, dtype=np.float64)
@@ -146,48 +151,46 @@ def _starts(start, cards: np.ndarray, chains: int, conditioned, rng) -> np.ndarr
     if isinstance(start, str):
         if start != "dispersed":
             raise ValueError(f"start must be 'dispersed', a label or an array of labels, got {start!r}")
-        return (rng.random((chains, cards.size)) * cards).astype(np.int64)
+        return rng.integers(0, cards, size=(chains, cards.size), dtype=np.int32)
     if isinstance(start, (int, np.integer)) and not isinstance(start, bool):
         if not 0 <= start < int(cards.min()):
             raise ValueError(f"start label must lie in 0..{int(cards.min()) - 1} (a label every variable has), "
                              f"got {start}")
-        return np.full((chains, cards.size), int(start), dtype=np.int64)
+        return np.full((chains, cards.size), int(start), dtype=np.int32)
     labels = np.asarray(start)
     if labels.ndim == 1:
         labels = np.broadcast_to(labels, (chains, labels.size))
     if labels.shape != (chains, conditioned.n_vars) or not np.issubdtype(labels.dtype, np.integer):
         raise ValueError(f"start must be integer labels of shape ({conditioned.n_vars},) or ({chains}, "
                          f"{conditioned.n_vars}), got shape {labels.shape} of {labels.dtype}")
-    labels = labels[:, conditioned.free].astype(np.int64)
+    labels = labels[:, conditioned.free].astype(np.int32)
     if np.any(labels < 0) or np.any(labels >= cards):
         raise ValueError("start holds a label outside 0..K_i - 1")
     return labels
 
 
 def _kernel_cache_empty(stem: str) -> bool:
-    """True when numba's on-disk cache holds no compiled ``stem`` kernel (it will compile on first use)."""
+    """True when numba's on-disk cache holds no compiled ``stem`` kernel (``module.function``; it will compile on
+    first use)."""
     from numba.core import config
 
     folder = Path(config.CACHE_DIR or ".")
     try:
-        return not any(folder.rglob(f"{stem}*.nbi"))
+        return not any(folder.rglob(f"{stem}-*.nbi"))
     except OSError:
         return False
 
 
-def _notice_compilation(model, scan, chains: int, binary: bool) -> None:
+def _notice_compilation(model, scan, chains: int, draws: int, binary: bool) -> None:
     """One line on standard error before the kernel that will run is compiled for the first time."""
-    if binary:
-        from dogs._kernels import gibbs, gibbs_lanes, gibbs_table
-        from dogs.samplers.gibbs import gibbs_kernel
+    import importlib
 
-        kernel, stem = {"chains": (gibbs.gibbs_chains, "gibbs.gibbs_chain"),
-                        "table": (gibbs_table.gibbs_table, "gibbs_table.gibbs_table"),
-                        "float32": (gibbs_lanes.gibbs_lanes, "gibbs_lanes.gibbs_lanes")}[gibbs_kernel(model, scan, chains)]
-    else:
-        from dogs._kernels.discrete_gibbs import discrete_gibbs_chains as kernel
-        stem = "discrete_gibbs.discrete_gibbs_chain"
-    if not kernel.signatures and _kernel_cache_empty(stem):
+    from dogs.samplers.discrete_gibbs import discrete_draws_kernel
+    from dogs.samplers.gibbs import draws_kernel
+
+    module, name = draws_kernel(model, scan, chains, draws) if binary else discrete_draws_kernel(scan, chains, draws)
+    kernel = getattr(importlib.import_module(f"dogs._kernels.{module}"), name)
+    if not kernel.signatures and _kernel_cache_empty(f"{module}.{name}"):
         print("dogs: compiling the Gibbs sampling kernels (first run of this version; about 10-20 s, cached "
               "afterwards)", file=sys.stderr, flush=True)
 
@@ -201,16 +204,18 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     ----------
     model : BinaryPairwiseMRF or DiscretePairwiseMRF
     scan : "systematic", "uniform", Scan or sequence of int
-        A named scan of ``length`` steps (default: one sweep, as many steps as unobserved variables;
-        ``systematic`` is :func:`dogs.scans.make_scan`'s), or the indices of one pass (``-1`` = a
-        uniformly chosen variable), in the model's numbering.
+        A named scan of ``length`` steps over the unobserved variables (default: one sweep, as many steps as
+        unobserved variables; ``systematic`` is :func:`dogs.scans.make_scan`'s), or the indices of one pass
+        (``-1`` = a uniformly chosen variable), in the model's numbering, whose steps on observed variables are
+        skipped.
     length : int, optional
-        Steps of a named scan.
+        Steps of a named scan, counted over the unobserved variables: with evidence, ``length`` steps update
+        unobserved variables whatever the scan (the ``dogs sample`` command means the same).
     chains, draws : int
         Number of chains (>= 1) and of recorded passes per chain (>= 4, for split R-hat).
     seed : int or numpy.random.SeedSequence
-        Same seed, same draws: ``SeedSequence(seed).spawn(draws + 1)`` gives the starts' stream and one
-        stream per pass.
+        Same seed, same draws: ``SeedSequence(seed).spawn(2)`` gives the starts' stream and the root of the
+        chains' streams (one per chain, :func:`dogs.samplers.chain_seeds`), each running through all passes.
     start : "dispersed", int, or array of labels
         ``dispersed``: every chain from labels drawn uniformly; an int: that label everywhere; an array
         ``(p,)`` or ``(chains, p)`` of labels (observed entries are ignored).
@@ -222,7 +227,8 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         Record these variables only (original indices, unobserved); default all unobserved.
     influence : sparse matrix, optional
         :math:`\bar C` of the conditioned model for the certificate (default
-        :func:`dogs.bounds.influence_bound` with ``auto``: Theorem 11 for ±1 models, 10 otherwise).
+        :func:`dogs.bounds.influence_bound` with ``auto``: Theorem 11 for ±1 models, 10 otherwise), checked by
+        :func:`dogs.bounds.check_influence_bound` (shape, entries in ``[0, 1]``, the model's edges).
     progress : bool, optional
         Show a progress bar (default: when standard error is a terminal; it appears after two seconds).
 
@@ -234,10 +240,19 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         and JSON texts ``cardinalities`` (of the reported variables), ``evidence`` and ``certificate``
         (``null`` unless ``certify``).
 
+    Raises
+    ------
+    TypeError, ValueError
+        Bad arguments, before any sampling.
+    dogs.resources.TooLargeError
+        When the draws and chain states would need more memory than :func:`dogs.resources.memory_limit_bytes`
+        allows (:func:`sampling_memory_bytes`), before anything is allocated.
+
     Warns
     -----
     SamplingWarning
-        Vacuous certificates (with ``certify``); marginals with split R-hat above :data:`RHAT_THRESHOLD`.
+        Vacuous certificates (with ``certify``); marginals with split R-hat above :data:`RHAT_THRESHOLD` or
+        undefined (one chain, or an indicator that never changed).
 
     Examples
     --------
@@ -256,20 +271,24 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     cards = cardinalities(reduced)
     one_pass = _scan_for(scan, length, conditioned)
     recorded = _recorded(variables, conditioned)
+    check_sampling_memory(reduced.n_vars, chains, draws, cards[recorded])
+    bound = None
+    if certify:
+        from dogs.bounds import check_influence_bound, influence_bound
+
+        bound = influence_bound(reduced) if influence is None else check_influence_bound(influence, reduced)
+    elif influence is not None:
+        raise ValueError("influence is the bound of the certificate: give it with certify=True")
     root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    streams = root.spawn(draws + 1)
-    state = _starts(start, cards, chains, conditioned, np.random.default_rng(streams[0]))
-    if binary:
-        state = (2 * state - 1).astype(np.int8)
+    start_stream, chain_stream = root.spawn(2)
+    state = _starts(start, cards, chains, conditioned, np.random.default_rng(start_stream))
     certificate = None
     if certify:
-        from dogs.bounds import influence_bound
         from dogs.certificates import marginal_certificate
 
-        bound = influence_bound(reduced) if influence is None else influence
         certificate = marginal_certificate(one_pass, bound, passes=draws)
-    _notice_compilation(reduced, one_pass, chains, binary)
-    labels = _run(reduced, one_pass, state, streams[1:], recorded, binary, progress)
+    _notice_compilation(reduced, one_pass, chains, draws, binary)
+    labels = _run(reduced, one_pass, state, chain_stream, recorded, draws, binary, progress)
 
     original = conditioned.free[recorded]
     attrs = {"n_vars": int(conditioned.n_vars), "scan_length": int(one_pass.length),
@@ -289,6 +308,34 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     return data
 
 
+#: Bytes per chain and variable of the chain states: the start's labels, the chains' state and a lane layout.
+_STATE_BYTES = 12
+#: Bytes per half chain and marginal of the convergence check (:mod:`dogs.convergence`: counts and shares).
+_COUNT_BYTES = 32
+
+
+def sampling_memory_bytes(n_vars: int, chains: int, draws: int, recorded_cardinalities) -> float:
+    """Generous estimate of the memory :func:`sample` allocates: the chain states of ``n_vars`` variables, the draws
+    of the recorded variables (one byte per label below 128 states, else four) and their convergence check."""
+    cards = np.asarray(recorded_cardinalities, dtype=np.int64)
+    label_bytes = 1 if cards.size == 0 or cards.max() <= 127 else 4
+    marginals = float(cards.sum())
+    return (float(chains) * n_vars * _STATE_BYTES + float(chains) * draws * cards.size * label_bytes
+            + 2.0 * chains * marginals * _COUNT_BYTES)
+
+
+def check_sampling_memory(n_vars: int, chains: int, draws: int, recorded_cardinalities, limit: int | None = None):
+    """Raise :class:`dogs.resources.TooLargeError` when :func:`sampling_memory_bytes` exceeds ``limit`` (default
+    :func:`dogs.resources.memory_limit_bytes`), naming what to reduce; before anything is allocated."""
+    need = sampling_memory_bytes(n_vars, chains, draws, recorded_cardinalities)
+    limit = memory_limit_bytes() if limit is None else limit
+    if need > limit:
+        raise TooLargeError(f"chains={chains} x draws={draws} x {len(recorded_cardinalities)} recorded variables (and "
+                            f"the states of {n_vars} variables per chain) need about {format_bytes(need)} of memory, "
+                            f"more than the limit of {format_bytes(limit)}: record fewer variables (variables=), or "
+                            "use fewer draws or chains")
+
+
 def _recorded(variables, conditioned) -> np.ndarray:
     """Reduced indices of the variables to record."""
     if variables is None:
@@ -304,27 +351,28 @@ def _recorded(variables, conditioned) -> np.ndarray:
     return reduced_index[chosen]
 
 
-def _run(model, one_pass, state, streams, recorded, binary, progress) -> np.ndarray:
-    from dogs.samplers import run_discrete_gibbs, run_gibbs
+def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress) -> np.ndarray:
+    """The draws ``(chains, draws, V)``: every pass of every chain in one kernel call per chunk of passes
+    (:mod:`dogs.samplers.draws`), the progress bar advanced between chunks."""
+    from dogs.samplers.discrete_gibbs import run_discrete_gibbs_draws
+    from dogs.samplers.gibbs import run_gibbs_draws
 
-    chains, draws = state.shape[0], len(streams)
-    cards_max = 2 if binary else int(model.cardinalities.max())
-    labels = np.empty((chains, draws, recorded.size), dtype=np.int8 if cards_max <= 127 else np.int32)
+    chains = state.shape[0]
     show = sys.stderr.isatty() if progress is None else bool(progress)
-    passes = range(draws)
+    bar = None
     if show:
         from tqdm import tqdm
 
-        passes = tqdm(passes, total=draws, desc="sampling", unit="pass", file=sys.stderr, delay=PROGRESS_DELAY_SECONDS,
-                      leave=False)
-    for k in passes:
-        if binary:
-            state = run_gibbs(model, one_pass, seed=streams[k], n_chains=chains, initial_state=state).states
-            labels[:, k, :] = (state[:, recorded] + 1) // 2
-        else:
-            state = run_discrete_gibbs(model, one_pass, seed=streams[k], n_chains=chains, initial_state=state).states
-            labels[:, k, :] = state[:, recorded]
-    return labels
+        bar = tqdm(total=draws, desc="sampling", unit="pass", file=sys.stderr, delay=PROGRESS_DELAY_SECONDS, leave=False)
+    try:
+        runner = run_gibbs_draws if binary else run_discrete_gibbs_draws
+        start = (2 * state - 1).astype(np.int8) if binary else state
+        result = runner(model, one_pass, seed=chain_stream, draws=draws, n_chains=chains, initial_state=start,
+                        record_vars=recorded, on_passes=None if bar is None else bar.update)
+    finally:
+        if bar is not None:
+            bar.close()
+    return result.labels
 
 
 def _certificate_json(certificate, recorded: np.ndarray, original: np.ndarray) -> list[dict]:
@@ -379,7 +427,12 @@ def _row(variable: int, state: int, stats: dict, m: int, complement: bool = Fals
 
 
 def sampling_warnings(data, table=None) -> list[str]:
-    """The warnings of :func:`sample` for its draws ``data``: vacuous certificates, unconverged marginals."""
+    """The warnings of :func:`sample` for its draws ``data``: vacuous certificates, unconverged marginals.
+
+    Split R-hat comes from ``table`` (:func:`marginals`) when given, else from the label counts in closed form
+    (:func:`dogs.convergence.indicator_rhat`, equal to ArviZ's): no ArviZ call, so the check costs a pass over
+    the draws.
+    """
     posterior = data.posterior
     out = []
     certificate = json.loads(posterior.attrs.get("certificate", "null"))
@@ -389,17 +442,38 @@ def sampling_warnings(data, table=None) -> list[str]:
             out.append(f"the certificate is vacuous for {len(vacuous)} of {len(certificate)} variables (e.g. "
                        f"variable {vacuous[0]['variable']}: {vacuous[0]['reason']}); their bias is not bounded "
                        "(use a longer scan, or a DoGS scan targeting them)")
-    table = marginals(data) if table is None else table
-    bad = table[~table["converged"]]
-    if len(bad):
-        finite = bad[np.isfinite(bad["r_hat"])]
-        detail = (f"largest {finite['r_hat'].max():.3g} at variable {int(finite.loc[finite['r_hat'].idxmax(), 'variable'])}"
-                  if len(finite) else f"e.g. variable {int(bad['variable'].iloc[0])}, whose chains never changed it")
-        start = posterior.attrs.get("start", "dispersed")
-        starts = ("dispersed random starts" if start in ("dispersed", "random")
-                  else f"all chains starting at label {start}" if start.isdigit() else "the given starts")
-        n_chains = posterior.sizes["chain"]
-        out.append(f"split R-hat exceeds {RHAT_THRESHOLD} or is undefined for {len(bad)} of {len(table)} marginals "
-                   f"({detail}): the {n_chains} chains ({starts}) disagree or never moved, so these estimates and "
-                   "their standard errors are not reliable; use a longer scan or more draws, and check the chains")
+    variables, r_hat = _r_hats(data, table)
+    bad = ~(r_hat <= RHAT_THRESHOLD)  # NaN (undefined) counts as not converged
+    if not bad.any():
+        return out
+    n_chains = posterior.sizes["chain"]
+    if n_chains < 2:
+        out.append(f"convergence was not checked: split R-hat compares two or more chains, and this run has one; "
+                   f"its {int(bad.sum())} marginals are reported with R-hat undefined (use chains >= 2 from dispersed "
+                   "starts to check that they agree)")
+        return out
+    finite = np.isfinite(r_hat) & bad
+    if finite.any():
+        worst = int(np.argmax(np.where(finite, r_hat, -np.inf)))
+        detail = f"largest {r_hat[worst]:.3g} at variable {int(variables[worst])}"
+    else:
+        detail = f"e.g. variable {int(variables[np.argmax(bad)])}, whose chains never changed it"
+    start = posterior.attrs.get("start", "dispersed")
+    starts = ("dispersed random starts" if start in ("dispersed", "random")
+              else f"all chains starting at label {start}" if start.isdigit() else "the given starts")
+    out.append(f"split R-hat exceeds {RHAT_THRESHOLD} or is undefined for {int(bad.sum())} of {r_hat.size} marginals "
+               f"({detail}): the {n_chains} chains ({starts}) disagree or never moved, so these estimates and "
+               "their standard errors are not reliable; use a longer scan or more draws, and check the chains")
     return out
+
+
+def _r_hats(data, table=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(variable, r_hat)`` of every marginal, in :func:`marginals`' row order."""
+    if table is not None:
+        return table["variable"].to_numpy(), table["r_hat"].to_numpy(dtype=np.float64)
+    from dogs.convergence import indicator_rhat
+
+    posterior = data.posterior
+    cards = np.asarray(json.loads(posterior.attrs["cardinalities"]), dtype=np.int64)
+    variables = np.repeat(np.asarray(posterior["variable"].values, dtype=np.int64), cards)
+    return variables, indicator_rhat(np.asarray(posterior["label"].values), cards)

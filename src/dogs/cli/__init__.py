@@ -10,7 +10,7 @@ Subcommands (``dogs <subcommand> --help`` for the options)::
     dogs bound MODEL [--method auto|theorem10|theorem11|theorem12|exact] [--out C.npz]
     dogs scan MODEL (--target I[,J...] | --weights FILE) [--budget T] [--epsilon E|base]
                     [--base systematic|uniform|FILE] [--iterate] [--method ...] [--out SCAN.txt|.npy]
-    dogs sample MODEL --scan systematic|uniform|FILE [--length T] [--chains N] [--draws D] [--seed S]
+    dogs sample MODEL [--scan systematic|uniform|FILE] [--length T] [--chains N] [--draws D] [--seed S]
                       [--start random|K] [--vars I,J...] [--save-chains CHAINS.nc] [--certify]
     dogs exact MODEL [--max-table-entries N]
 
@@ -99,8 +99,10 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sample", help="Gibbs estimates of marginals, with ArviZ R-hat, ESS and standard errors")
     common(p, ("json", "csv", "uai-mar"), "output format (default json; uai-mar: the UAI competition's MAR "
                                           "result format, every variable's marginal)")
-    p.add_argument("--scan", required=True, help="systematic, uniform, or a file of indices (from 'dogs scan')")
-    p.add_argument("--length", help="length of a systematic or uniform scan (not with a scan file)")
+    p.add_argument("--scan", default="systematic",
+                   help="systematic (default), uniform, or a file of indices (from 'dogs scan')")
+    p.add_argument("--length", help="steps of a systematic or uniform scan, counted over the unobserved variables "
+                                    "(default: one sweep of them; not with a scan file)")
     p.add_argument("--chains", default="4", help="chains, each from its own start (default 4)")
     p.add_argument("--draws", default="250", help="passes through the scan per chain, each recorded (default 250)")
     p.add_argument("--seed", default="0", help="seed (default 0)")
@@ -111,13 +113,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--certify", action="store_true",
                    help="add DoGS Theorem 8 bounds per variable, valid from any start: 'bound' on the TV distance "
                         "of its marginal after one pass of the scan from its stationary marginal, 'bound_average' "
-                        "on the bias of the reported average over the draws (mean over k of min(1, variation of k "
-                        "passes)); null with 'bound_reason' where 1 or more (vacuous)")
+                        "on the bias of the reported average over the draws (mean over k of min(1, the smallest "
+                        "variation of j <= k passes)); null with 'bound_reason' where 1 or more (vacuous); not with "
+                        "--format uai-mar")
     p.add_argument("--plot", help="grid-shaped models: write a map of the estimated P(X_i = 1) to this .png file")
     p.set_defaults(run=cmd_sample)
 
     p = sub.add_parser("exact", help="junction-tree marginals and log Z")
-    common(p)
+    common(p, ("json", "csv", "uai-mar"), "output format (default json; uai-mar: the UAI competition's MAR "
+                                         "result format, every variable's marginal)")
     p.add_argument("--max-table-entries", default=str(2**27),
                    help="treewidth guard: largest total clique-table size (default 2^27)")
     p.set_defaults(run=cmd_exact)

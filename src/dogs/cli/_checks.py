@@ -14,16 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
+from dogs.resources import TooLargeError
+
 __all__ = ["InputError", "TooLargeError", "count", "non_negative_float", "output_path", "read_index_file",
            "readable_file", "seed"]
 
 
 class InputError(ValueError):
     """Bad arguments or files (exit code 2)."""
-
-
-class TooLargeError(ValueError):
-    """A request whose memory estimate exceeds the limit, or a model too large for exact inference (exit code 3)."""
 
 
 _COUNT = re.compile(r"[0-9]+(?:[eE][0-9]+)?")

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import math
 
-from dogs.cli._checks import TooLargeError
-from dogs.resources import DEFAULT_FRACTION, memory_limit_bytes
+from dogs.resources import DEFAULT_FRACTION, TooLargeError, format_bytes, memory_limit_bytes
 
 __all__ = ["BYTES_PER_TABLE_ENTRY", "Guard"]
 
@@ -32,13 +31,6 @@ BYTES_PER_JUNCTION_EDGE = 4_096
 BYTES_PER_DIAGNOSED_DRAW = 48
 
 
-def _size(n_bytes: float) -> str:
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
-        if n_bytes >= scale:
-            return f"{n_bytes / scale:.3g} {unit}"
-    return f"{max(n_bytes, 0) / 1e3:.3g} kB"
-
-
 class Guard:
     """The memory limit of one ``dogs`` invocation and the checks against it."""
 
@@ -50,8 +42,8 @@ class Guard:
     def check(self, what: str, n_bytes: float) -> None:
         """Refuse (``TooLargeError``) when ``what`` needs more than the limit; ``what`` names the option or file."""
         if not math.isfinite(n_bytes) or n_bytes > self.limit:
-            raise TooLargeError(f"{what} needs about {_size(n_bytes)} of memory, more than the limit of "
-                                f"{_size(self.limit)} ({self.origin}; raise it with --max-memory-gb)")
+            raise TooLargeError(f"{what} needs about {format_bytes(n_bytes)} of memory, more than the limit of "
+                                f"{format_bytes(self.limit)} ({self.origin}; raise it with --max-memory-gb)")
 
     # ------------------------------------------------------------------ estimates
     def model(self, what: str, n_vars: int, n_edges: int) -> None:
@@ -73,8 +65,14 @@ class Guard:
         self.check(f"exact inference on {n_vars} variables (pgmpy junction tree objects)",
                    float(n_vars) * BYTES_PER_JUNCTION_VARIABLE + float(n_edges) * BYTES_PER_JUNCTION_EDGE)
 
-    def sampling(self, n_vars: int, chains: int, draws: int, marginals: int, saved: bool) -> None:
-        self.check(f"--chains {chains} (chain states of {n_vars} variables)", 2.0 * chains * n_vars)
+    def sampling(self, n_vars: int, chains: int, draws: int, recorded_cardinalities, marginals: int, saved: bool) -> None:
+        """The library's estimate for the draws (:func:`dogs.sampling.sampling_memory_bytes`, which
+        :func:`dogs.sampling.sample` checks too) plus the command's ArviZ diagnostics of ``marginals`` indicators."""
+        from dogs.sampling import sampling_memory_bytes
+
+        self.check(f"--chains {chains} (chain states of {n_vars} variables)",
+                   sampling_memory_bytes(n_vars, chains, 0, []))
         traces = float(chains) * draws * marginals
         self.check(f"--chains {chains} x --draws {draws} x {marginals} reported marginals (choose fewer with "
-                   "--vars)", traces * (BYTES_PER_DIAGNOSED_DRAW + (16 if saved else 1)))
+                   "--vars)", sampling_memory_bytes(n_vars, chains, draws, recorded_cardinalities)
+                   + traces * (BYTES_PER_DIAGNOSED_DRAW + (16 if saved else 0)))

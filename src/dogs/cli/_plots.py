@@ -24,11 +24,16 @@ def check_plot(path: str | None, model):
         raise InputError(f"--plot draws maps of grid-shaped models only: {exc}") from None
 
 
-def check_mar_request(fmt: str, variables: str | None) -> None:
-    """The MAR format lists every variable: refuse ``--vars`` with it."""
-    if fmt == "uai-mar" and variables is not None:
+def check_mar_request(fmt: str, variables: str | None, certify: bool = False) -> None:
+    """The MAR format lists every variable's marginal and nothing else: refuse ``--vars`` and ``--certify`` with it."""
+    if fmt != "uai-mar":
+        return
+    if variables is not None:
         raise InputError("--format uai-mar writes the marginals of every variable (the UAI MAR format lists all); "
                          "leave out --vars")
+    if certify:
+        raise InputError("--format uai-mar has no place for the certificate's bounds (the MAR format holds marginals "
+                         "only); use --format json or csv with --certify")
 
 
 def plot_sample(plot, result: dict, certificate: str = "") -> None:

@@ -26,15 +26,18 @@ scan and formats the result), so the command and the library give the same numbe
 
 ``--evidence FILE`` (a UAI ``.evid`` file, :mod:`dogs.models.evidence`) samples the conditional
 distribution given the observed values. Results keep the model's variable indices; observed variables
-are left out of ``marginals`` and listed under ``evidence``. Scan steps on observed variables are
-skipped (an update of an observed variable leaves it unchanged), so ``--length`` counts steps over all
-variables.
+are left out of ``marginals`` and listed under ``evidence``. A systematic or uniform scan is built over
+the unobserved variables, so ``--length`` counts steps that update unobserved variables (default: one sweep
+of them), as the library's ``length`` does; a scan file's steps on observed variables are skipped (an update
+of an observed variable leaves it unchanged).
 
 ``--certify`` adds to every marginal DoGS Theorem 8's bound (:mod:`dogs.certificates`): ``bound``,
 the total-variation distance between the variable's marginal after one pass of the scan and its
 stationary marginal, from any start; ``bound_average``, the bound on the bias of the reported estimate
-(the average over the draws after passes 1..D): the mean over k of min(1, variation of k passes).
-Either is null where it is 1 or more (it certifies nothing), with ``bound_reason``.
+(the average over the draws after passes 1..D): the mean over k of min(1, the smallest variation of
+j <= k passes), never above ``bound``. Either is null where it is 1 or more (it certifies nothing), with
+``bound_reason``. The MAR format (``--format uai-mar``) holds marginals only, so ``--certify`` is refused
+with it.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from dogs.cli._models import load_model, pairwise_only
 from dogs.models.discrete import cardinalities
 from dogs.cli._plots import check_mar_request, check_plot, plot_sample
 from dogs.sampling import RHAT_THRESHOLD, diagnose
+from dogs.scans.base import SCAN_NAMES
 
 __all__ = ["RHAT_THRESHOLD", "cmd_sample", "diagnose"]
 
@@ -78,7 +82,7 @@ def cmd_sample(args, guard: Guard):
     start = "dispersed" if args.start == "random" else count(args.start, "--start", minimum=0)
     model = pairwise_only(load_model(args.model, guard)[0], "sample")
     evidence = load_evidence(args.evidence, model)
-    check_mar_request(args.format, args.vars)
+    check_mar_request(args.format, args.vars, args.certify)
     plot = check_plot(args.plot, model)
     variables = _variables(args.vars, model.n_vars)
     if variables is not None and any(int(i) in evidence for i in variables):
@@ -90,13 +94,18 @@ def cmd_sample(args, guard: Guard):
                          f"got {args.start}")
     reported = np.setdiff1d(np.arange(model.n_vars) if variables is None else variables, list(evidence))
     diagnosed = reported.size if not hasattr(model, "cardinalities") else int(cards[reported].sum())
-    guard.sampling(model.n_vars, chains, draws, diagnosed, saved is not None)
-    scan = make_scan(args.scan, model.n_vars, length, "--length", guard)
+    guard.sampling(model.n_vars, chains, draws, cards[reported], diagnosed, saved is not None)
+    if args.scan in SCAN_NAMES:  # the library builds it over the unobserved variables: --length counts their steps
+        guard.scan("--length", model.n_vars - len(evidence) if length is None else length)
+        scan = args.scan
+    else:
+        scan = make_scan(args.scan, model.n_vars, length, "--length", guard)
+        length = None
 
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore", SamplingWarning)  # reported from the table below, once
-        data = sample(model, scan, chains=chains, draws=draws, seed=root, start=start, evidence=evidence,
-                      certify=args.certify, variables=variables)
+        data = sample(model, scan, length=length, chains=chains, draws=draws, seed=root, start=start,
+                      evidence=evidence, certify=args.certify, variables=variables)
     table = marginals(data)
     warnings = sampling_warnings(data, table)
     rows = [_row(record, args.certify) for record in table.to_dict("records")]

@@ -180,7 +180,8 @@ def condition(model, evidence) -> ConditionedModel:
 def read_uai_evidence(path, n_vars: int | None = None) -> dict:
     """The evidence of a UAI ``.evid`` file as ``{variable: label}`` (format in the module docstring).
 
-    Accepts ``n i_1 v_1 ... i_n v_n`` and the older ``1 n i_1 v_1 ... i_n v_n`` (one sample). Refuses
+    Accepts ``n i_1 v_1 ... i_n v_n`` and the older ``1 n i_1 v_1 ... i_n v_n`` (one sample), with comment lines
+    (first non-blank character ``c``) skipped as in model files. Refuses
     anything else (non-ASCII, non-integer tokens, a count that does not match the pairs, several samples)
     with an :class:`EvidenceError` naming the file; with ``n_vars``, also variables outside ``0 .. n_vars - 1``.
     Values are checked against the model's cardinalities by :func:`check_evidence` (or :func:`condition`).
@@ -190,6 +191,9 @@ def read_uai_evidence(path, n_vars: int | None = None) -> dict:
         data = path.read_bytes()
     except OSError as exc:
         raise EvidenceError(f"evidence file {path} cannot be read ({exc.strerror or exc})") from None
+    from dogs.models.uai import blank_comment_lines
+
+    data = blank_comment_lines(data)
     try:
         tokens = data.decode("ascii").split()
     except UnicodeDecodeError as exc:

@@ -20,6 +20,7 @@ Theorem 12 (:func:`parity_form`).
 What the reader accepts (anything else is refused with a :class:`UAIError` naming the file, the line
 and the factor, before a model is built):
 
+- comment lines, whose first non-blank character is ``c``, anywhere (they are skipped);
 - plain ASCII only, counts and indices as digit strings (no signs, ``_`` separators or non-ASCII
   digits), table entries as decimal numbers (no ``inf``, ``nan`` or hexadecimal);
 - the cardinalities on one line, the line after the number of variables, so that a header that declares
@@ -43,6 +44,7 @@ reader can say which factor is wrong and why, and it keeps the pairwise structur
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,7 +53,7 @@ import numpy as np
 from dogs.models.discrete import DiscretePairwiseMRF
 
 __all__ = ["MAX_CARDINALITY", "MAX_SCOPE", "MAX_TABLE_ENTRIES", "UAIError", "UAINetwork", "UAITooLargeError",
-           "binary_pairwise_terms", "pairwise_model", "parity_form", "read_uai", "read_uai_binary_factors",
+           "binary_pairwise_terms", "blank_comment_lines", "pairwise_model", "parity_form", "read_uai", "read_uai_binary_factors",
            "read_uai_factors", "read_uai_model", "read_uai_network", "to_binary_pairwise", "write_uai"]
 
 #: Largest cardinality accepted (a Gibbs update tabulates every state of a variable).
@@ -113,6 +115,15 @@ class UAINetwork:
 
 
 # ------------------------------------------------------------------------------------------ reading
+_COMMENT_LINE = re.compile(rb"(?m)^[ \t]*c[^\n]*")
+
+
+def blank_comment_lines(data: bytes) -> bytes:
+    """``data`` with every comment line (first non-blank character ``c``, as in DIMACS-style files that some UAI
+    tools write) blanked by spaces of the same length: no token is lost and every position and line number stays."""
+    return _COMMENT_LINE.sub(lambda match: b" " * len(match.group()), data)
+
+
 class _Reader:
     """The bytes of one file and the messages that point into them."""
 
@@ -187,7 +198,8 @@ def read_uai_network(path, *, max_table_entries: int | None = None) -> UAINetwor
         data = path.read_bytes()
     except OSError as exc:
         raise UAIError(f"{source}: cannot be read ({exc.strerror or exc})") from None
-    r = _Reader(data, source)
+    r = _Reader(blank_comment_lines(data), source)
+    data = r.data
     if data and int(r.buf.max()) >= 128:
         at = int(np.argmax(r.buf >= 128))
         r.fail(f"byte 0x{data[at]:02x} is not ASCII; UAI files are plain ASCII text (digits such as '１' are not "

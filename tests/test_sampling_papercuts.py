@@ -1,0 +1,163 @@
+"""The sampling call's papercuts, each with its test: the bound on the average never loosens past the one-pass
+bound, one meaning of ``length`` with evidence, MAR output with the library's defaults and from ``dogs exact``,
+``--certify`` refused with MAR, one chain reported as unchecked (and ArviZ's logger kept off the terminal), a
+user's influence matrix checked, memory refused before allocation, and UAI comment lines read."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import sparse
+from test_cli_papercuts import run_cli
+from test_evidence_sampling import TOLERANCE, _exact_marginal_tvs
+
+from dogs.bounds import check_influence_bound, exact_influence, influence_bound
+from dogs.certificates import marginal_certificate
+from dogs.cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_TOO_LARGE, main
+from dogs.models import grid_model
+from dogs.models.binary import grid_edges
+from dogs.models.evidence import read_uai_evidence
+from dogs.models.uai import read_uai_model, write_uai
+from dogs.resources import TooLargeError
+from dogs.sampling import SamplingWarning, sample
+from dogs.scans import systematic_scan
+from dogs.uai_mar import parse_uai_mar
+
+
+@pytest.fixture
+def grid6(tmp_path):
+    """A 2 x 3 grid as a UAI file with an evidence file observing 2 of its 6 variables."""
+    model = grid_model(2, 3, coupling=0.3, field=0.1)
+    uai = write_uai(model, tmp_path / "g.uai")
+    (tmp_path / "g.uai.evid").write_text("2 0 1 4 0\n")
+    return model, uai, tmp_path / "g.uai.evid"
+
+
+# ------------------------------------------------------------------ certificates
+def test_average_bound_is_never_above_the_one_pass_bound_and_holds_where_dobrushin_fails():
+    """A 3x3 grid, couplings 0.6 except 0.1 on the last variable's two edges: the bound's row sums reach 2.1, so the
+    variation of k passes grows with k. For the last variable one pass certifies 0.47, and the mean of min(1, V_k)
+    over 200 passes was 0.997; the running minimum keeps the average bound at or below the one-pass bound, and it
+    still bounds the exact bias of the average from every start (the exact chain, 30 passes)."""
+    coupling = np.array([0.1 if 8 in edge else 0.6 for edge in map(tuple, grid_edges(3, 3))])
+    model = grid_model(3, 3, coupling=coupling, field=0.2)
+    one_pass = systematic_scan(9, 9)
+    bound = influence_bound(model)
+    few, many = (marginal_certificate(one_pass, bound, passes=k) for k in (3, 200))
+    assert many.variation[8] < 0.5 and many.average[8] <= many.variation[8]
+    assert np.all(many.average <= np.minimum(1.0, many.variation))
+    assert np.all(many.average <= few.average + 1e-15)  # more draws never loosen it
+    tvs = _exact_marginal_tvs(model, one_pass, 30)
+    certificate = marginal_certificate(one_pass, bound, passes=30)
+    for i in range(model.n_vars):
+        assert tvs[:, :, i].mean(axis=1).max() <= certificate.average[i] + TOLERANCE
+
+
+# ------------------------------------------------------------------ one meaning of length with evidence
+@pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")
+@pytest.mark.parametrize("scan", ["systematic", "uniform"])
+def test_length_counts_steps_over_unobserved_variables_in_library_and_command(grid6, scan, capsys):
+    model, uai, evid = grid6
+    code, out, err = run_cli(["sample", uai, "--evidence", evid, "--scan", scan, "--length", "12", "--chains", "3",
+                              "--draws", "40", "--seed", "5"], capsys)
+    assert code == EXIT_OK, err
+    result = json.loads(out)
+    data = sample(model, scan, length=12, chains=3, draws=40, seed=5, evidence={0: 1, 4: 0}, progress=False)
+    assert result["scan_length"] == data.posterior.attrs["scan_length"] == 12
+    assert result["site_updates"] == 3 * 40 * 12
+    labels = data.posterior["label"].values
+    for row in result["marginals"]:
+        m = data.posterior["variable"].values.tolist().index(row["variable"])
+        assert row["probability"] == pytest.approx(float(np.mean(labels[:, :, m] == row["state"])), abs=1e-15)
+    code, out, err = run_cli(["sample", uai, "--evidence", evid, "--scan", scan, "--chains", "2", "--draws", "8"],
+                             capsys)
+    assert code == EXIT_OK and json.loads(out)["scan_length"] == 4  # default: one sweep of the 4 unobserved
+
+
+# ------------------------------------------------------------------ MAR output
+@pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")
+def test_mar_output_takes_the_library_defaults(grid6, capsys):
+    model, uai, _ = grid6
+    code, out, err = run_cli(["sample", uai, "--format", "uai-mar"], capsys)
+    assert code == EXIT_OK, err
+    tables = parse_uai_mar(out)
+    data = sample(model, progress=False)  # the library's defaults: one systematic sweep, 4 chains, 250 draws, seed 0
+    ones = data.posterior["label"].values.mean(axis=(0, 1))
+    np.testing.assert_allclose([t[1] for t in tables], ones, atol=1e-15)
+
+
+def test_exact_writes_mar_with_evidence(grid6, capsys):
+    _, uai, evid = grid6
+    code, out, err = run_cli(["exact", uai, "--evidence", evid, "--format", "uai-mar"], capsys)
+    assert code == EXIT_OK, err
+    tables = parse_uai_mar(out)
+    code, js, _ = run_cli(["exact", uai, "--evidence", evid], capsys)
+    rows = json.loads(js)["marginals"]
+    assert len(tables) == 6 and tables[0].tolist() == [0.0, 1.0] and tables[4].tolist() == [1.0, 0.0]
+    for row in rows:
+        assert tables[row["variable"]][row["state"]] == pytest.approx(row["probability"], abs=1e-15)
+
+
+def test_certify_with_mar_is_refused_before_sampling(grid6, capsys):
+    _, uai, _ = grid6
+    code, out, err = run_cli(["sample", uai, "--format", "uai-mar", "--certify"], capsys)
+    assert code == EXIT_BAD_INPUT and out == "" and "certificate" in err and len(err.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------ one chain
+def test_one_chain_says_convergence_was_not_checked_and_arviz_stays_quiet(grid6, capfd):
+    _, uai, _ = grid6
+    code = main(["sample", str(uai), "--chains", "1", "--draws", "30"])
+    err = capfd.readouterr().err
+    assert code == EXIT_OK
+    assert "not checked" in err and "one" in err and "never changed" not in err
+    assert "arviz" not in err.lower() and "Shape validation" not in err
+
+
+# ------------------------------------------------------------------ a user's influence matrix
+@pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")  # 8 draws do not converge; not the point here
+def test_a_users_influence_matrix_is_checked():
+    model = grid_model(3, 3, coupling=0.3, field=0.1)
+    good = exact_influence(model)
+    assert (check_influence_bound(good, model) != good).nnz == 0
+    data = sample(model, chains=2, draws=8, certify=True, influence=good, progress=False)
+    assert json.loads(data.posterior.attrs["certificate"])[0]["bound"] is not None
+    with pytest.raises(ValueError, match="interact"):  # all zeros would certify zero bias
+        sample(model, certify=True, influence=sparse.csr_matrix((9, 9)), progress=False)
+    with pytest.raises(ValueError, match=r"\(9, 9\)"):
+        check_influence_bound(np.zeros((8, 8)), model)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        check_influence_bound(good * 10, model)
+    off_edges = good.tolil()
+    off_edges[0, 8] = 0.1
+    with pytest.raises(ValueError, match="not neighbours"):
+        check_influence_bound(off_edges.tocsr(), model)
+    with pytest.raises(ValueError, match="certify=True"):
+        sample(model, influence=good, progress=False)
+
+
+# ------------------------------------------------------------------ memory
+def test_memory_is_refused_before_allocation(grid6, capsys):
+    model, uai, _ = grid6
+    with pytest.raises(TooLargeError, match="chains=1000000000"):
+        sample(model, chains=10**9, progress=False)
+    with pytest.raises(TooLargeError, match="variables="):
+        sample(grid_model(100, 100, 0.1), chains=64, draws=10**6, progress=False)
+    code, out, err = run_cli(["sample", uai, "--chains", "1e9"], capsys)
+    assert code == EXIT_TOO_LARGE and out == "" and "--chains" in err
+
+
+# ------------------------------------------------------------------ UAI comments
+def test_uai_comment_lines_are_read(grid6, tmp_path):
+    model, uai, evid = grid6
+    text = uai.read_text().splitlines()
+    commented = tmp_path / "c.uai"
+    commented.write_text("c written by a tool\nc with two comment lines\n" + "\n".join(text[:2]) + "\n  c in between\n"
+                         + "\n".join(text[2:]) + "\nc and one at the end\n")
+    (plain, _), (with_comments, _) = read_uai_model(uai), read_uai_model(commented)
+    np.testing.assert_array_equal(plain.coupling, with_comments.coupling)
+    np.testing.assert_array_equal(plain.h, with_comments.h)
+    (tmp_path / "c.evid").write_text("c observed\n2 0 1 4 0\n")
+    assert read_uai_evidence(tmp_path / "c.evid") == read_uai_evidence(evid)
