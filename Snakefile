@@ -54,6 +54,7 @@ rule benchmarks:
         result("benchmarks/summary.md"),
         figure("benchmarks/uai_mar.png"),  # marginal accuracy with evidence: DoGS, systematic scan, pgmpy
         figure("benchmarks/chains.png"),  # many chains: our two kernels, THRML and pgmpy
+        result("benchmarks/sampling.md"),  # the sampling call end to end beside its raw kernel and pgmpy
 
 
 rule scaling:

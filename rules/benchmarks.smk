@@ -233,3 +233,35 @@ rule benchmarks_chains:
         " --side {params.side} --sweeps {params.sweeps} --chains {params.chains} --chain-kernel-chains {params.few}"
         " --thrml-chains {params.few} --repeats {params.repeats} --pgmpy-side {params.pgmpy_side}"
         " --pgmpy-sweeps {params.sweeps} --threads {threads} --seed {params.seed} > {log} 2>&1"
+
+
+# The sampling call end to end (dogs.sample: starts, kernel, convergence check, InferenceData) beside its raw kernel
+# on the same work, on grids of 16 to 10^6 variables at 1 to 64 chains, and pgmpy's GibbsSampling on the 4x4 grid.
+rule benchmarks_sampling:
+    """Beyond the papers: the sampling call end to end beside its raw kernel (16 to 10^6 variables, 1 to 64 chains) and pgmpy; results/benchmarks/sampling.md."""
+    output:
+        json=result("benchmarks/sampling.json"),
+        table=result("benchmarks/sampling.md"),
+    log:
+        result("logs/benchmarks/sampling.log"),
+    benchmark:
+        result("benchmarks/snakemake/benchmarks_sampling.tsv")
+    priority: CLOCKED
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES
+    resources:
+        mem_mb=memory_mb("benchmarks"),
+    params:
+        python=PYTHON,
+        sides=" ".join(str(s) for s in config["benchmarks"]["sampling_sides"]),
+        draws=" ".join(str(d) for d in config["benchmarks"]["sampling_draws"]),
+        chains=" ".join(str(c) for c in config["benchmarks"]["sampling_chains"]),
+        repeats=config["benchmarks"]["repeats"],
+        pgmpy_side=config["benchmarks"]["pgmpy_side"],
+        pgmpy_sweeps=config["benchmarks"]["chains_sweeps"],
+        seed=config["root_seed"],
+    shell:
+        "{params.python} -m dogs.benchmarks.sampling --out {output.json} --table {output.table} --sides {params.sides}"
+        " --draws {params.draws} --chains {params.chains} --repeats {params.repeats} --pgmpy-side {params.pgmpy_side}"
+        " --pgmpy-sweeps {params.pgmpy_sweeps} --threads {threads} --seed {params.seed} > {log} 2>&1"

@@ -61,3 +61,15 @@ def test_diagnose_keeps_arviz_quiet_and_agrees(chains, capfd):
     stats = diagnose(labels)
     np.testing.assert_allclose(stats["r_hat"], indicator_rhat(labels, np.full(4, 2))[1::2], rtol=1e-12, equal_nan=True)
     assert capfd.readouterr().err == ""  # ArviZ logs "Shape validation failed" on one chain through its own logger
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
+def test_counts_kernel_equals_numpy(dtype):
+    rng = np.random.default_rng(6)
+    labels = rng.integers(0, 5, (3, 11, 4)).astype(dtype)
+    cards = np.array([5, 5, 5, 5])
+    counts, half = split_counts(labels, cards)
+    for side, part in enumerate((labels[:, :half], labels[:, 11 - half:])):
+        for v in range(4):
+            for k in range(5):
+                np.testing.assert_array_equal(counts[side * 3:(side + 1) * 3, v * 5 + k], (part[:, :, v] == k).sum(axis=1))

@@ -43,26 +43,23 @@ __all__ = ["indicator_rhat", "split_counts"]
 def split_counts(labels: np.ndarray, cardinalities: np.ndarray) -> tuple[np.ndarray, int]:
     """Counts ``(2C, M)`` of each state in each half chain, and the half length ``n``.
 
-    ``labels`` is ``(C, D, V)``; column ``m`` of the counts is state ``k`` of variable ``v`` in the order
-    ``(v, k)`` for ``k < cardinalities[v]`` (``M`` = the sum of the cardinalities).
+    ``labels`` is ``(C, D, V)`` (int8 or int32); column ``m`` of the counts is state ``k`` of variable ``v`` in the
+    order ``(v, k)`` for ``k < cardinalities[v]`` (``M`` = the sum of the cardinalities); rows ``0 .. C - 1`` are the
+    first halves, ``C .. 2C - 1`` the second. One pass over the labels (:func:`dogs._kernels.counts.half_chain_counts`).
     """
+    from dogs._kernels.counts import half_chain_counts
+
     labels = np.asarray(labels)
     n_chains, n_draws, n_vars = labels.shape
     cards = np.asarray(cardinalities, dtype=np.int64)
     half = n_draws // 2
-    halves = (labels[:, :half], labels[:, n_draws - half:])
-    counts = np.zeros((2 * n_chains, n_vars, int(cards.max(initial=1))), dtype=np.int64)
-    for side, part in enumerate(halves):
-        rows = slice(side * n_chains, (side + 1) * n_chains)
-        if cards.size and cards.max() == 2:
-            ones = part.sum(axis=1, dtype=np.int64)
-            counts[rows, :, 1] = ones
-            counts[rows, :, 0] = half - ones
-        else:
-            for k in range(counts.shape[2]):
-                counts[rows, :, k] = np.count_nonzero(part == k, axis=1)
-    keep = np.arange(counts.shape[2])[None, :] < cards[:, None]
-    return counts[:, keep], half
+    by_state = np.zeros((2 * n_chains, max(2, int(cards.max(initial=2))), n_vars), dtype=np.int32)
+    if labels.dtype not in (np.int8, np.int32):
+        labels = labels.astype(np.int32)
+    half_chain_counts(np.ascontiguousarray(labels), by_state)
+    by_state[:, 0] = half - by_state[:, 1:].sum(axis=1)
+    keep = np.arange(by_state.shape[1])[None, :] < cards[:, None]
+    return by_state.transpose(0, 2, 1)[:, keep].astype(np.int64), half
 
 
 def indicator_rhat(labels: np.ndarray, cardinalities: np.ndarray) -> np.ndarray:

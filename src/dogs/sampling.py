@@ -151,12 +151,14 @@ def _starts(start, cards: np.ndarray, chains: int, conditioned, rng) -> np.ndarr
     if isinstance(start, str):
         if start != "dispersed":
             raise ValueError(f"start must be 'dispersed', a label or an array of labels, got {start!r}")
-        return rng.integers(0, cards, size=(chains, cards.size), dtype=np.int32)
+        same = cards.size and cards.min() == cards.max()  # one scalar bound: numpy draws much faster than per entry
+        dtype = np.int8 if cards.max(initial=2) <= 127 else np.int32
+        return rng.integers(0, int(cards[0]) if same else cards, size=(chains, cards.size), dtype=dtype)
     if isinstance(start, (int, np.integer)) and not isinstance(start, bool):
         if not 0 <= start < int(cards.min()):
             raise ValueError(f"start label must lie in 0..{int(cards.min()) - 1} (a label every variable has), "
                              f"got {start}")
-        return np.full((chains, cards.size), int(start), dtype=np.int32)
+        return np.full((chains, cards.size), int(start), dtype=np.int8 if cards.max(initial=2) <= 127 else np.int32)
     labels = np.asarray(start)
     if labels.ndim == 1:
         labels = np.broadcast_to(labels, (chains, labels.size))
@@ -343,6 +345,8 @@ def _recorded(variables, conditioned) -> np.ndarray:
     chosen = np.unique(np.asarray(variables, dtype=np.int64).ravel())
     if chosen.size == 0 or chosen.min() < 0 or chosen.max() >= conditioned.n_vars:
         raise ValueError(f"variables must be indices in 0..{conditioned.n_vars - 1}")
+    if not conditioned.evidence:
+        return chosen
     observed = [int(i) for i in chosen if int(i) in conditioned.evidence]
     if observed:
         raise ValueError(f"variable {observed[0]} is observed (evidence): it has no sampled marginal")
@@ -366,7 +370,11 @@ def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress
         bar = tqdm(total=draws, desc="sampling", unit="pass", file=sys.stderr, delay=PROGRESS_DELAY_SECONDS, leave=False)
     try:
         runner = run_gibbs_draws if binary else run_discrete_gibbs_draws
-        start = (2 * state - 1).astype(np.int8) if binary else state
+        start = state
+        if binary:  # labels 0/1 as spins -1/+1, in place
+            start = state.astype(np.int8, copy=False)
+            start *= 2
+            start -= 1
         result = runner(model, one_pass, seed=chain_stream, draws=draws, n_chains=chains, initial_state=start,
                         record_vars=recorded, on_passes=None if bar is None else bar.update)
     finally:

@@ -9,9 +9,16 @@ of each benchmark rule, as every other family does in its own module.
 from __future__ import annotations
 
 from dogs.workflow.cost import BYTES_PER_STEP, BYTES_PER_VARIABLE, Work
-from dogs.workflow.shell import Experiment
+from dogs.workflow.shell import Experiment, SettingsError
 
 FAMILY = "benchmarks"
+
+
+def check_settings(s: dict) -> None:
+    """The checks that span several keys (the schema checks each key on its own)."""
+    if len(s["sampling_draws"]) != len(s["sampling_sides"]):
+        raise SettingsError(f"config key benchmarks.sampling_draws: one number of draws per side of "
+                            f"benchmarks.sampling_sides ({len(s['sampling_sides'])}), got {len(s['sampling_draws'])}")
 
 
 def memory_needed(s: dict) -> dict[str, float]:
@@ -26,6 +33,10 @@ def memory_needed(s: dict) -> dict[str, float]:
         "benchmarks.uai_mar_sides": 16.0 * 2.0 ** (max(s["uai_mar_sides"]) + 1) * max(s["uai_mar_sides"]) ** 2,
         # float32 spins of every chain, site-major, with the couplings and THRML's copy of the state
         "benchmarks.chains_side": s["chains_side"] ** 2 * (16.0 * max(s["chains_counts"]) + BYTES_PER_VARIABLE),
+        # the chains' states (start, spins, lanes) and the draws of at most 10 000 recorded variables
+        "benchmarks.sampling_sides": max(side**2 * (12.0 * max(s["sampling_chains"]) + BYTES_PER_VARIABLE)
+                                         + float(max(s["sampling_chains"])) * draws * min(side**2, 10_000)
+                                         for side, draws in zip(s["sampling_sides"], s["sampling_draws"])),
     }
 
 
@@ -51,7 +62,12 @@ def work_needed(s: dict) -> list[Work]:
                                    "benchmarks.chains_side": s["chains_side"] ** 2,
                                    "benchmarks.chains_counts": sum(s["chains_counts"])
                                    + 2 * sum(c for c in s["chains_counts"] if c <= 64)}),
+        # every site of every chain, every draw, twice (end to end and raw) per repeat and warm-up
+        Work("benchmarks_sampling", {"benchmarks.repeats": 2 * (s["repeats"] + 1),
+                                     "benchmarks.sampling_sides": sum(side**2 * draws for side, draws in
+                                                                      zip(s["sampling_sides"], s["sampling_draws"])),
+                                     "benchmarks.sampling_chains": sum(s["sampling_chains"])}),
     ]
 
 
-EXPERIMENT = Experiment(FAMILY, __doc__, memory=memory_needed, work=work_needed)
+EXPERIMENT = Experiment(FAMILY, __doc__, check=check_settings, memory=memory_needed, work=work_needed)

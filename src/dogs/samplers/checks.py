@@ -98,6 +98,9 @@ def _numbers(name: str, values, what: str) -> np.ndarray:
 
 
 def _check_plus_minus_one(values: np.ndarray) -> None:
+    if values.size and np.issubdtype(values.dtype, np.integer) and values.min() >= -1 and values.max() <= 1 \
+            and np.count_nonzero(values) == values.size:  # the common case in three passes without temporaries
+        return
     if not np.all((values == 1) | (values == -1)):
         bad = values[~((values == 1) | (values == -1))].ravel()[:3] if values.ndim else values
         raise ValueError(f"initial_state values must be -1 or +1 (spins), found {bad!r}")

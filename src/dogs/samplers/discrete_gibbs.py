@@ -45,11 +45,12 @@ from dogs._kernels.gibbs import seed_states
 from dogs.models.discrete import DiscretePairwiseMRF
 from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import NO_INDICES, check_int, check_recording
-from dogs.samplers.draws import DrawsResult, check_record_vars, label_dtype, passes_per_call, run_passes, use_threads
+from dogs.samplers.draws import (DrawsResult, PreparedDraws, check_record_vars, label_dtype, passes_per_call, run_draws,
+                                 use_threads)
 from dogs.scans.base import Scan
 
-__all__ = ["DiscreteGibbsResult", "discrete_draws_kernel", "most_frequent_labels", "run_discrete_gibbs",
-           "run_discrete_gibbs_draws"]
+__all__ = ["DiscreteGibbsResult", "discrete_draws_kernel", "most_frequent_labels", "prepare_discrete_gibbs_draws",
+           "run_discrete_gibbs", "run_discrete_gibbs_draws"]
 
 STATE_DTYPE = np.int32
 
@@ -218,7 +219,7 @@ def run_discrete_gibbs_draws(
 
     Each chain is one dependent sequence of ``draws`` repetitions of the scan with one in-kernel random stream (the
     update rule of :func:`run_discrete_gibbs`), its draws written by the kernel into ``labels``
-    (:mod:`dogs.samplers.draws`).
+    (:mod:`dogs.samplers.draws`). :func:`prepare_discrete_gibbs_draws` then :func:`dogs.samplers.draws.run_draws`.
 
     Parameters
     ----------
@@ -236,6 +237,14 @@ def run_discrete_gibbs_draws(
     DrawsResult
         ``labels`` ``(n_chains, draws, V)`` (int8 when every ``K_i <= 127``, else int32), final states, work, seeds.
     """
+    prepared = prepare_discrete_gibbs_draws(model, scan, seed=seed, draws=draws, n_chains=n_chains,
+                                            initial_state=initial_state, record_vars=record_vars)
+    return run_draws(prepared, on_passes)
+
+
+def prepare_discrete_gibbs_draws(model: DiscretePairwiseMRF, scan: Scan, *, seed, draws: int, n_chains: int = 1,
+                                 initial_state, record_vars=None) -> PreparedDraws:
+    """The checked, seeded and packed chains of :func:`run_discrete_gibbs_draws` (same arguments), ready to run."""
     _check_model_and_scan(model, scan)
     n_chains = check_n_chains(n_chains)
     draws = check_int("draws", draws)
@@ -247,18 +256,21 @@ def run_discrete_gibbs_draws(
     labels = np.empty((n_chains, draws, record_vars.size), dtype=label_dtype(int(card.max())))
     arrays = (card, log_unary, exp_unary, model.indptr, model.neighbors, slot_offset, log_tables, exp_tables, scan.indices)
     evaluations = np.zeros(n_chains, dtype=np.int64)
+    per_pass = n_chains * scan.length
 
     def run(first, count):
-        if use_threads(n_chains, count * n_chains * scan.length):
+        if use_threads(n_chains, count * per_pass):
             discrete_gibbs_chains_draws(*arrays, states, rng_states, record_vars, labels, first, count, evaluations)
             return
         for c in range(n_chains):
             evaluations[c] += discrete_gibbs_chain_draws(*arrays, states[c], rng_states[c], record_vars, labels[c], first,
                                                          count)
 
-    run_passes(run, draws, n_chains * scan.length, on_passes)
-    work = Work(site_updates=n_chains * draws * scan.length, density_evaluations=int(evaluations.sum()))
-    return DrawsResult(labels=labels, record_vars=record_vars, states=states, work=work, seeds=seeds)
+    def finish():
+        work = Work(site_updates=n_chains * draws * scan.length, density_evaluations=int(evaluations.sum()))
+        return DrawsResult(labels=labels, record_vars=record_vars, states=states, work=work, seeds=seeds)
+
+    return PreparedDraws(labels=labels, updates_per_pass=per_pass, run=run, finish=finish)
 
 
 def discrete_draws_kernel(scan: Scan, n_chains: int, draws: int) -> tuple[str, str]:

@@ -30,8 +30,8 @@ import numpy as np
 from dogs.samplers.base import Work
 from dogs.samplers.checks import check_index_array, frozen
 
-__all__ = ["THREADS_FROM_UPDATES", "UPDATES_PER_CALL", "DrawsResult", "check_record_vars", "label_dtype",
-           "passes_per_call", "run_passes", "use_threads"]
+__all__ = ["THREADS_FROM_UPDATES", "UPDATES_PER_CALL", "DrawsResult", "PreparedDraws", "check_record_vars", "label_dtype",
+           "passes_per_call", "run_draws", "run_passes", "use_threads"]
 
 #: Site updates (over all chains) per kernel call: 2^25, a tenth of a second to a second of kernel time.
 UPDATES_PER_CALL = 1 << 25
@@ -62,6 +62,28 @@ class DrawsResult:
     states: np.ndarray
     work: Work
     seeds: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedDraws:
+    """Chains checked, seeded and laid out for their kernel, ready to run (the ``prepare_*_draws`` functions).
+
+    ``run(first, count)`` runs passes ``first .. first + count - 1`` of every chain in one kernel call (on the
+    threads when :func:`use_threads` says so), writing their draws into ``labels``; each chain continues where the
+    previous call left it. ``finish()`` returns the :class:`DrawsResult` once every pass has run.
+    :func:`run_draws` does both; a benchmark times ``run(0, draws)`` alone, the raw kernel on the same work.
+    """
+
+    labels: np.ndarray
+    updates_per_pass: int
+    run: Callable[[int, int], None]
+    finish: Callable[[], DrawsResult]
+
+
+def run_draws(prepared: PreparedDraws, on_passes: Callable[[int], None] | None = None) -> DrawsResult:
+    """Every pass of ``prepared`` in chunks (:func:`run_passes`), then its result."""
+    run_passes(prepared.run, prepared.labels.shape[1], prepared.updates_per_pass, on_passes)
+    return prepared.finish()
 
 
 def check_record_vars(record_vars, n_vars: int) -> np.ndarray:

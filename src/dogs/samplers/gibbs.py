@@ -49,11 +49,12 @@ from dogs._kernels.gibbs_table import (STATE_PADDING, bits_to_spins, gibbs_table
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import ChainsResult, Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import NO_INDICES, check_int, check_model_and_scan, check_recording, check_spin_states
-from dogs.samplers.draws import DrawsResult, check_record_vars, passes_per_call, run_passes, use_threads
+from dogs.samplers.draws import DrawsResult, PreparedDraws, check_record_vars, passes_per_call, run_draws, use_threads
 from dogs.scans.base import Scan
 
 __all__ = ["FLOAT_LANES_FROM_CHAINS", "GIBBS_KERNELS", "LANES_FROM_CHAINS", "LANE_WIDTH", "MAX_BLOCK_LANES", "GibbsResult",
-           "chain_seeds", "draws_kernel", "gibbs_kernel", "kernel_graph", "lanes_apply", "run_gibbs", "run_gibbs_draws"]
+           "chain_seeds", "draws_kernel", "gibbs_kernel", "kernel_graph", "lanes_apply", "prepare_gibbs_draws", "run_gibbs",
+           "run_gibbs_draws"]
 
 _LOW_THRESHOLDS, _HIGH_THRESHOLDS = field_thresholds()
 
@@ -324,6 +325,7 @@ def run_gibbs_draws(
     repeated ``draws`` times) with one in-kernel random stream, and its draws are written by the kernel into
     ``labels`` (:mod:`dogs.samplers.draws`): no Python runs per draw. The kernels and their choice are those of
     :func:`run_gibbs` (``kernel``); the update rule, and so the law of the draws, is the same.
+    :func:`prepare_gibbs_draws` then :func:`dogs.samplers.draws.run_draws`.
 
     Parameters
     ----------
@@ -349,6 +351,14 @@ def run_gibbs_draws(
     >>> result.labels.shape, result.work.site_updates
     ((2, 50, 9), 900)
     """
+    prepared = prepare_gibbs_draws(model, scan, seed=seed, draws=draws, n_chains=n_chains, initial_state=initial_state,
+                                   record_vars=record_vars, kernel=kernel)
+    return run_draws(prepared, on_passes)
+
+
+def prepare_gibbs_draws(model: BinaryPairwiseMRF, scan: Scan, *, seed, draws: int, n_chains: int = 1, initial_state=1,
+                        record_vars=None, kernel: str = "auto") -> PreparedDraws:
+    """The checked, seeded and laid-out chains of :func:`run_gibbs_draws` (same arguments), ready to run."""
     check_model_and_scan(model, scan)
     n_chains = check_n_chains(n_chains)
     draws = check_int("draws", draws)
@@ -358,18 +368,17 @@ def run_gibbs_draws(
     seeds = chain_seeds(seed, n_chains)
     labels = np.empty((n_chains, draws, record_vars.size), dtype=np.int8)
     per_pass = n_chains * scan.length
+    lanes = None
     if which == "chains":
-        rng_states = seed_states(seeds)
-        arrays = (kernel_graph(model), model.h, scan.indices, spins, rng_states, _LOW_THRESHOLDS, _HIGH_THRESHOLDS,
-                  record_vars, labels)
+        graph, h, rng_states = kernel_graph(model), model.h, seed_states(seeds)
 
         def run(first, count):
             if use_threads(n_chains, count * per_pass):
-                gibbs_chains_draws(*arrays, first, count)
+                gibbs_chains_draws(graph, h, scan.indices, spins, rng_states, _LOW_THRESHOLDS, _HIGH_THRESHOLDS,
+                                   record_vars, labels, first, count)
                 return
-            graph, h, indices = arrays[:3]
             for c in range(n_chains):
-                gibbs_chain_draws(graph, h, indices, spins[c], rng_states[c], _LOW_THRESHOLDS, _HIGH_THRESHOLDS,
+                gibbs_chain_draws(graph, h, scan.indices, spins[c], rng_states[c], _LOW_THRESHOLDS, _HIGH_THRESHOLDS,
                                   record_vars, labels[c], first, count)
     else:
         lanes = _to_lanes(model, spins, seeds)
@@ -388,11 +397,14 @@ def run_gibbs_draws(
             for b in range(n_blocks):
                 per_block(*model_arrays, scan.indices, lanes.spins[b], lanes.states[b], record_vars, labels, b * width,
                           first, count)
-    run_passes(run, draws, per_pass, on_passes)
-    if which != "chains":
-        _from_lanes(lanes, spins)
-    updates = n_chains * draws * scan.length
-    return DrawsResult(labels=labels, record_vars=record_vars, states=spins, work=Work(updates, updates), seeds=seeds)
+
+    def finish():
+        if lanes is not None:
+            _from_lanes(lanes, spins)
+        updates = n_chains * draws * scan.length
+        return DrawsResult(labels=labels, record_vars=record_vars, states=spins, work=Work(updates, updates), seeds=seeds)
+
+    return PreparedDraws(labels=labels, updates_per_pass=per_pass, run=run, finish=finish)
 
 
 class _LaneArrays(NamedTuple):
