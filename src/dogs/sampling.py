@@ -1,10 +1,14 @@
 r"""One sampling call: a model and a scan in, ArviZ ``InferenceData`` out (DoGS Algorithm 1, several chains).
 
-:func:`sample` runs ``chains`` Gibbs chains (:func:`dogs.samplers.run_gibbs` for ±1 models,
-:func:`dogs.samplers.run_discrete_gibbs` otherwise), each from its own start (by default labels drawn
-uniformly at random, so the chains start dispersed), through the scan ``draws`` times; the state after
-each pass is one draw. Each pass is a Gibbs kernel that leaves the model's distribution invariant, so
-every chain is a Markov chain on the model. The draws are the posterior group of an
+:func:`sample` runs ``chains`` Gibbs chains, each from its own start (by default labels drawn uniformly
+at random, so the chains start dispersed; for a factor graph, random states of positive probability),
+through the scan ``draws`` times; the state after each pass is one draw. Each pass is a Gibbs kernel that
+leaves the model's distribution invariant, so every chain is a Markov chain on the model. Every pass of
+every chain runs inside one kernel call per chunk of passes, the draws written by the kernel itself
+(:mod:`dogs.samplers.draws`: :func:`~dogs.samplers.gibbs.run_gibbs_draws` for ±1 models,
+:func:`~dogs.samplers.discrete_gibbs.run_discrete_gibbs_draws` for discrete pairwise ones,
+:func:`~dogs.samplers.factor_gibbs.run_factor_gibbs_draws` for factor graphs); each chain has one random
+stream through all its passes. The draws are the posterior group of an
 ``arviz.InferenceData``: the variable ``label`` with dimensions ``(chain, draw, variable)``, states as
 labels ``0 .. K_i - 1`` (for a ±1 model label 0 is the spin -1), coordinates ``variable`` = the
 model's own indices.
@@ -31,7 +35,9 @@ effective sample size). A marginal with :math:`\hat R > 1.01` (:data:`RHAT_THRES
 indicator never changed is not ``converged``.
 
 Warnings (:class:`SamplingWarning`, through :mod:`warnings`): when a certificate is vacuous for some
-variable, and when some marginal has not converged. A progress bar (tqdm, on standard error) appears
+variable, and when some marginal has not converged (split R-hat from the label counts in closed form,
+:mod:`dogs.convergence`, equal to ArviZ's; with one chain it is undefined, and the warning says that
+convergence was not checked). A progress bar (tqdm, on standard error) appears
 on runs longer than two seconds when standard error is a terminal, and a one-line notice says so when
 the Gibbs kernels are compiled for the first time (numba's on-disk cache holds no compiled kernel yet;
 compilation takes seconds, once per version of the kernels).
@@ -48,6 +54,7 @@ import numpy as np
 
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.models.discrete import DiscretePairwiseMRF, cardinalities
+from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.models.evidence import condition
 from dogs.resources import TooLargeError, format_bytes, memory_limit_bytes
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
@@ -146,11 +153,14 @@ def scan_in_original(scan: Scan, conditioned) -> np.ndarray:
     return np.where(indices == UNIFORM, UNIFORM, conditioned.free[np.maximum(indices, 0)])
 
 
-def _starts(start, cards: np.ndarray, chains: int, conditioned, rng) -> np.ndarray:
-    """Starting labels ``(chains, m)`` of the reduced model."""
+def _starts(start, cards: np.ndarray, chains: int, conditioned, rng, model) -> np.ndarray:
+    """Starting labels ``(chains, m)`` of the reduced model; a factor graph's dispersed starts are random states of
+    positive probability (:func:`dogs.samplers.factor_gibbs.positive_starts`)."""
     if isinstance(start, str):
         if start != "dispersed":
             raise ValueError(f"start must be 'dispersed', a label or an array of labels, got {start!r}")
+        if isinstance(conditioned.model, DiscreteFactorGraph):
+            return _positive_starts(model, conditioned, chains, rng)
         same = cards.size and cards.min() == cards.max()  # one scalar bound: numpy draws much faster than per entry
         dtype = np.int8 if cards.max(initial=2) <= 127 else np.int32
         return rng.integers(0, int(cards[0]) if same else cards, size=(chains, cards.size), dtype=dtype)
@@ -171,6 +181,20 @@ def _starts(start, cards: np.ndarray, chains: int, conditioned, rng) -> np.ndarr
     return labels
 
 
+def _positive_starts(model, conditioned, chains: int, rng) -> np.ndarray:
+    """Random starts of positive probability of a conditioned factor graph, assigned in the topological order of
+    the original network when it is a Bayesian network (forward sampling, evidence aside)."""
+    from dogs.samplers.factor_gibbs import assignment_order, positive_starts
+
+    order = None
+    if isinstance(model, DiscreteFactorGraph) and model.kind == "BAYES":
+        reduced_index = np.full(conditioned.n_vars, -1, dtype=np.int64)
+        reduced_index[conditioned.free] = np.arange(conditioned.free.size)
+        order = reduced_index[assignment_order(model)]
+        order = order[order >= 0]
+    return positive_starts(conditioned.model, chains, rng, order=order)
+
+
 def _kernel_cache_empty(stem: str) -> bool:
     """True when numba's on-disk cache holds no compiled ``stem`` kernel (``module.function``; it will compile on
     first use)."""
@@ -188,9 +212,15 @@ def _notice_compilation(model, scan, chains: int, draws: int, binary: bool) -> N
     import importlib
 
     from dogs.samplers.discrete_gibbs import discrete_draws_kernel
+    from dogs.samplers.factor_gibbs import factor_draws_kernel
     from dogs.samplers.gibbs import draws_kernel
 
-    module, name = draws_kernel(model, scan, chains, draws) if binary else discrete_draws_kernel(scan, chains, draws)
+    if binary:
+        module, name = draws_kernel(model, scan, chains, draws)
+    elif isinstance(model, DiscreteFactorGraph):
+        module, name = factor_draws_kernel(scan, chains, draws)
+    else:
+        module, name = discrete_draws_kernel(scan, chains, draws)
     kernel = getattr(importlib.import_module(f"dogs._kernels.{module}"), name)
     if not kernel.signatures and _kernel_cache_empty(f"{module}.{name}"):
         print("dogs: compiling the Gibbs sampling kernels (first run of this version; about 10-20 s, cached "
@@ -204,7 +234,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
 
     Parameters
     ----------
-    model : BinaryPairwiseMRF or DiscretePairwiseMRF
+    model : BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph
     scan : "systematic", "uniform", Scan or sequence of int
         A named scan of ``length`` steps over the unobserved variables (default: one sweep, as many steps as
         unobserved variables; ``systematic`` is :func:`dogs.scans.make_scan`'s), or the indices of one pass
@@ -219,8 +249,10 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         Same seed, same draws: ``SeedSequence(seed).spawn(2)`` gives the starts' stream and the root of the
         chains' streams (one per chain, :func:`dogs.samplers.chain_seeds`), each running through all passes.
     start : "dispersed", int, or array of labels
-        ``dispersed``: every chain from labels drawn uniformly; an int: that label everywhere; an array
-        ``(p,)`` or ``(chains, p)`` of labels (observed entries are ignored).
+        ``dispersed``: every chain from labels drawn uniformly (a factor graph: a random state of positive
+        probability, :func:`dogs.samplers.factor_gibbs.positive_starts`); an int: that label everywhere; an array
+        ``(p,)`` or ``(chains, p)`` of labels (observed entries are ignored). A factor graph's starts must have
+        positive probability.
     evidence : dict, optional
         ``{variable: label}``: sample the conditional distribution given it (module docstring).
     certify : bool
@@ -263,8 +295,9 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     >>> data.posterior["label"].shape
     (2, 20, 9)
     """
-    if not isinstance(model, (BinaryPairwiseMRF, DiscretePairwiseMRF)):
-        raise TypeError(f"model must be a BinaryPairwiseMRF or DiscretePairwiseMRF, got {type(model).__name__}")
+    if not isinstance(model, (BinaryPairwiseMRF, DiscretePairwiseMRF, DiscreteFactorGraph)):
+        raise TypeError("model must be a BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph, got "
+                        f"{type(model).__name__}")
     chains = _whole(chains, "chains", 1)
     draws = _whole(draws, "draws", 4)
     conditioned = condition(model, evidence or {})
@@ -283,7 +316,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         raise ValueError("influence is the bound of the certificate: give it with certify=True")
     root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     start_stream, chain_stream = root.spawn(2)
-    state = _starts(start, cards, chains, conditioned, np.random.default_rng(start_stream))
+    state = _starts(start, cards, chains, conditioned, np.random.default_rng(start_stream), model)
     certificate = None
     if certify:
         from dogs.certificates import marginal_certificate
@@ -359,6 +392,7 @@ def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress
     """The draws ``(chains, draws, V)``: every pass of every chain in one kernel call per chunk of passes
     (:mod:`dogs.samplers.draws`), the progress bar advanced between chunks."""
     from dogs.samplers.discrete_gibbs import run_discrete_gibbs_draws
+    from dogs.samplers.factor_gibbs import run_factor_gibbs_draws
     from dogs.samplers.gibbs import run_gibbs_draws
 
     chains = state.shape[0]
@@ -369,7 +403,8 @@ def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress
 
         bar = tqdm(total=draws, desc="sampling", unit="pass", file=sys.stderr, delay=PROGRESS_DELAY_SECONDS, leave=False)
     try:
-        runner = run_gibbs_draws if binary else run_discrete_gibbs_draws
+        runner = (run_gibbs_draws if binary else run_factor_gibbs_draws if isinstance(model, DiscreteFactorGraph)
+                  else run_discrete_gibbs_draws)
         start = state
         if binary:  # labels 0/1 as spins -1/+1, in place
             start = state.astype(np.int8, copy=False)

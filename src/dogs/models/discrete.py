@@ -131,7 +131,7 @@ class DiscretePairwiseMRF:
 
 
 def cardinalities(model) -> np.ndarray:
-    """States per variable of a binary (two each: label 0 = spin -1, label 1 = spin +1) or discrete model."""
-    if isinstance(model, DiscretePairwiseMRF):
-        return model.cardinalities
-    return np.full(model.n_vars, 2, dtype=np.int64)
+    """States per variable of a binary (two each: label 0 = spin -1, label 1 = spin +1) or discrete model (a pairwise
+    MRF or a factor graph: its own ``cardinalities``)."""
+    card = getattr(model, "cardinalities", None)
+    return np.full(model.n_vars, 2, dtype=np.int64) if card is None else card
