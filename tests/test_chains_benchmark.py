@@ -1,4 +1,4 @@
-"""The chains benchmark's CPU peers (:mod:`dogs.benchmarks.chains`) sample our distribution, so their rows time the same work.
+"""The CPU peers of :mod:`dogs.benchmarks.chains` sample our distribution, so their rows time the same work.
 
 ``pi(x) ∝ exp(sum_{i<j} theta_ij x_i x_j + sum_i h_i x_i)``, each edge once: ferrotherm and peapods are handed it
 in their own conventions (``exp(-beta E)`` with ``E = -sum J s s - sum h s``; ``exp(sum J s s / T)`` on bonds of
@@ -11,6 +11,7 @@ every seed below was fixed before the test was first run. No timing is asserted.
 from __future__ import annotations
 
 import functools
+import importlib.util
 
 import numpy as np
 import pytest
@@ -28,6 +29,12 @@ CHAINS = 20_000
 # 9 sites + 12 edges per model; each test at most 2 models: Bonferroni to 1e-4 per test.
 _COMPARISONS = 2 * (ROWS * COLS + len(grid_edges(ROWS, COLS)))
 _FALSE_FAILURE_RATE = 1e-4
+
+
+def _needs(peer: str):
+    """Skip (before any fixture runs) when ``peer`` is not installed: CI does not install the ``peers`` extra."""
+    return pytest.mark.skipif(importlib.util.find_spec(peer) is None,
+                              reason=f"{peer} (the optional peers extra) is not installed")
 
 
 def _test_model(field: bool):
@@ -76,7 +83,7 @@ def _assert_matches_exact(states: np.ndarray, model) -> None:
 
 def _wrong_conventions(model):
     """The models a wrong conversion would sample: each edge counted twice or halved, the sign flipped, and the
-    couplings of the two bond directions swapped (a transposed lattice)."""
+    couplings of the two bond directions swapped (a transposed lattice; the grid is square)."""
     transposed = np.empty_like(model.theta)
     index = {(int(i), int(j)): e for e, (i, j) in enumerate(model.edges)}
     for e, (i, j) in enumerate(model.edges):
@@ -92,9 +99,9 @@ def _wrong_conventions(model):
 def _checked_model(field: bool):
     """:func:`_test_model`, with the two premises of the peer tests checked exactly."""
     model = _test_model(field)
-    # After SWEEPS sweeps every chain's law is within 1e-6 of pi, whatever its start and site order, so the
-    # frequencies are Binomial with the exact probabilities (off by at most 1e-6, far below the standard error
-    # ~3.5e-3 of 20 000 chains).
+    # After SWEEPS sweeps every chain's law is within 1e-6 of pi, whatever its start, in row-major and in
+    # checkerboard sweeps, so the frequencies are Binomial with the exact probabilities (off by at most 1e-6, far
+    # below the standard error ~3.5e-3 of 20 000 chains).
     assert _worst_case_tv_after_sweeps(model) < 1e-6
     # Power: each wrong convention moves some site or edge probability by more than 0.05, 14 standard errors.
     right = np.concatenate(_stationary(model))
@@ -108,11 +115,11 @@ def model(request):
     return _checked_model(request.param)
 
 
+@_needs("ferrotherm")
 def test_ferrotherm_samples_our_distribution(model):
     """20 000 independent ferrotherm chains (one ``Sim`` each, seeds from one SeedSequence), each from all ``+1``
     through 100 chromatic block-Gibbs sweeps, against exact enumeration: false-failure rate at most 1e-4 over both
     models (the zero-field model of the benchmark's kind and one with a field, which checks the sign of ``h``)."""
-    pytest.importorskip("ferrotherm", reason="ferrotherm (the optional peers extra) is not installed")
     from dogs.benchmarks.chains import ferrotherm_simulation
 
     seeds = np.random.SeedSequence(31).generate_state(CHAINS, dtype=np.uint64)
@@ -126,11 +133,11 @@ def test_ferrotherm_samples_our_distribution(model):
     _assert_matches_exact(states, model)
 
 
+@_needs("peapods")
 def test_peapods_samples_our_distribution():
-    """20 000 peapods replicas (its own batch of independent chains, from its random starts) through 100 Gibbs
-    sweeps at ``T = 1``, against exact enumeration on the zero-field model (peapods has no field): false-failure
+    """20 000 peapods replicas (its own batch of independent chains, each with its own generator, from its random
+    starts) through 100 Gibbs sweeps at ``T = 1``, against exact enumeration on the zero-field model (peapods has no field): false-failure
     rate at most 1e-4 / 2."""
-    pytest.importorskip("peapods", reason="peapods (the optional peers extra) is not installed")
     from dogs.benchmarks.chains import peapods_ising, peapods_sweeps
 
     model = _checked_model(field=False)  # its premise covers any start, so peapods's random ones too
