@@ -1,4 +1,4 @@
-r"""Many chains side by side: our two Gibbs kernels, THRML's CPU block Gibbs and pgmpy, in updates per ns.
+r"""Many chains side by side: our two Gibbs kernels, THRML, ferrotherm, peapods and pgmpy on the CPU, in updates per ns.
 
 Run::
 
@@ -6,11 +6,12 @@ Run::
 
 Model and scan (as the single-chain benchmark, :mod:`dogs.benchmarks.gibbs`, DoGS §5.2): an open
 ``side x side`` Ising grid (default 300 x 300), ``theta_ij ~ U[0, 0.25]``, zero field, every chain started
-at all ``+1`` and run for ``sweeps`` systematic sweeps (default 100, ``sweeps p`` site updates per chain).
-Time: wall clock (``time.perf_counter``), JIT warm-up excluded (a first call on the same shapes), the best of
-``repeats`` (default 3). Reported per sampler and chain count: ns per site update of wall time, the same
-times the threads that had work (ns per update *per core*: ours, the numba threads with a chain or a block of
-8 lanes; THRML, every core, as JAX uses them all; pgmpy one), and updates per ns.
+at all ``+1`` (peapods: its own random start) and run for ``sweeps`` sweeps (default 100, ``sweeps p`` site
+updates per chain). Time: wall clock (``time.perf_counter``), warm-up excluded (a first call on the same shapes:
+JIT, thread pools), the best of ``repeats`` (default 3). Reported per sampler and chain count: ns per site
+update of wall time, the same times the threads that had work (ns per update *per core*: ours, the numba
+threads with a chain or a block of 8 lanes; THRML, every core, as JAX uses them all; ferrotherm, the threads
+it used; peapods, the cores with a replica; pgmpy one), and updates per ns.
 
 Samplers:
 
@@ -24,10 +25,34 @@ Samplers:
     white sites; a checkerboard sweep and a systematic sweep are both ``p`` updates), ``jax.vmap`` over the
     chains, ``jax.jit`` compiled and warmed up on the same shapes before timing, at ``--thrml-chains``.
     Optional: without ``thrml`` (the ``peers`` extra of ``pyproject.toml``) one line says so.
+``ferrotherm``  ferrotherm's chromatic block Gibbs (Rust, called through its C ABI): ``ferrotherm.Model`` with
+    one ``couple(i, j, theta_ij)`` per edge and ``bias(i, h_i)`` per non-zero field, built at ``beta = 1``.
+    Its energy is ``E(s) = -sum_ij J_ij s_i s_j - sum_i h_i s_i`` with each added coupling counted once and its
+    law ``exp(-beta E)``, so ``J = theta``, ``h = h``, ``beta = 1`` is our ``pi`` exactly (double precision).
+    One ``Sim`` is one chain and its own parallelism is inside a sweep (each colour class split over
+    ``--threads`` threads), so its row has **one chain**, beside our one-chain rows. Every timed run starts
+    from all ``+1`` (set outside the clock) and is one call ``Sim.sweep(sweeps, threads)``; a sweep updates
+    every site once (the benchmark checks the library's update counter: ``sweeps p`` per run).
+    Per core: the threads it reports having used. Optional, as THRML.
+``peapods``  peapods's Gibbs sweeps (Rust): ``peapods.Ising`` on its periodic square lattice with one coupling
+    per bond, ``theta_ij`` on the grid's bonds and ``0`` on the wrap-around bonds (so the open grid exactly),
+    one temperature ``T = 1`` and ``--peapods-chains`` replicas (default 8), its own batch of independent
+    chains, run in parallel over the replicas by its thread pool (every core). A Gibbs update flips ``s_i``
+    with probability ``1 / (1 + exp(2 s_i h_i / T))``, ``h_i = sum_j J_ij s_j``, each bond once: the law
+    ``exp(sum J_ij s_i s_j / T)``, our ``pi`` at ``J = theta`` (in float32) and ``T = 1``. It has no field, so
+    it takes zero-field models only. A sweep visits every site once in a fixed order. ``Ising.sample(sweeps,
+    sweep_mode="gibbs", warmup_ratio=1.0)`` makes every sweep a warm-up sweep, so no observable is measured
+    during the timed sweeps (as in our rows). peapods cannot set a state: its replicas start from its own
+    random state (``Ising.reset`` outside the clock before every timed run), not from all ``+1``.
+    Per core: every core with a replica. Optional, as THRML.
 ``pgmpy``  ``pgmpy.sampling.GibbsSampling`` on a small grid only (its setup tables every conditional over
     all other variables, ``O(p 2^p)``), one chain, via :func:`dogs.benchmarks.gibbs.benchmark_pgmpy`.
 
-numba threads: ``--threads`` (default 2). JAX uses its own thread pool (all cores), as THRML users get it.
+numba threads: ``--threads`` (default 2), also ferrotherm's threads. JAX and peapods use their own thread pools
+(all cores), as their users get them.
+
+``tests/test_chains_benchmark.py`` checks that each peer samples the same distribution as ours: its per-site and
+per-edge frequencies over independent chains on a small grid against exact enumeration.
 """
 
 from __future__ import annotations
@@ -45,7 +70,9 @@ from dogs.benchmarks.gibbs import benchmark_pgmpy, machine_info, run_record, tim
 from dogs.io import write_json
 from dogs.samplers.gibbs import LANE_WIDTH
 
-__all__ = ["benchmark_ours", "benchmark_thrml", "grid_model_for_benchmark", "main", "markdown_table", "plot_rates"]
+__all__ = ["benchmark_ferrotherm", "benchmark_ours", "benchmark_peapods", "benchmark_thrml", "ferrotherm_simulation",
+           "grid_model_for_benchmark", "main", "markdown_table", "peapods_couplings", "peapods_ising", "peapods_sweeps",
+           "plot_rates"]
 
 
 def grid_model_for_benchmark(side: int, seed: np.random.SeedSequence):
@@ -127,6 +154,98 @@ def _thrml_version() -> str | None:
         return None
 
 
+def _timed_from(reset, function, repeats: int) -> list[float]:
+    """Wall-clock seconds of ``repeats`` calls of ``function()``, each after ``reset()`` (outside the clock)."""
+    seconds = []
+    for _ in range(repeats):
+        reset()
+        seconds += timed(function, 1)
+    return seconds
+
+
+def _peer_version(name: str) -> str | None:
+    """``"name version"`` of an installed peer, ``None`` when it cannot be imported."""
+    try:
+        __import__(name)
+    except ImportError:
+        return None
+    from importlib.metadata import version
+
+    return f"{name} {version(name)}"
+
+
+def ferrotherm_simulation(model, seed: int):
+    """A ferrotherm ``Sim`` (one chain) of ``model`` at ``beta = 1``: ``J_ij = theta_ij`` once per edge, ``h = h``."""
+    import ferrotherm
+
+    builder = ferrotherm.Model(model.n_vars)
+    builder.couple_many(zip(model.edges[:, 0].tolist(), model.edges[:, 1].tolist(), model.theta.tolist()))
+    for i in np.flatnonzero(model.h):
+        builder.bias(int(i), float(model.h[i]))
+    return builder.build(beta=1.0, seed=seed)
+
+
+def benchmark_ferrotherm(model, sweeps: int, repeats: int, threads: int) -> dict:
+    """One ferrotherm chain from all ``+1``, ``sweeps`` chromatic block-Gibbs sweeps on ``threads`` threads: a row."""
+    sim = ferrotherm_simulation(model, seed=1)
+    start = [1] * model.n_vars
+
+    def from_start():
+        sim.spins = start
+
+    sim.sweep(1, threads=threads)  # warm-up: first-call costs (thread start, caches)
+    before = sim.node_updates
+    seconds = _timed_from(from_start, lambda: sim.sweep(sweeps, threads=threads), repeats)
+    if sim.node_updates - before != repeats * sweeps * model.n_vars:
+        raise RuntimeError(f"ferrotherm made {sim.node_updates - before} updates, not {repeats} x {sweeps} sweeps")
+    return _row("ferrotherm (Rust, chromatic block Gibbs)", 1, sweeps * model.n_vars, seconds, max(1, sim.threads_used))
+
+
+def peapods_couplings(model) -> np.ndarray:
+    """``model``'s couplings on peapods's periodic ``rows x cols`` lattice, shape ``(rows, cols, 2)``, float32.
+
+    ``[r, c, 0]`` is the bond from ``(r, c)`` to ``(r + 1, c)`` and ``[r, c, 1]`` the one to ``(r, c + 1)``
+    (peapods's forward neighbours); the wrap-around bonds stay ``0``, so the lattice is the open grid.
+    """
+    if model.shape is None or len(model.shape) != 2:
+        raise ValueError("peapods runs on a lattice: the model needs a (rows, cols) shape")
+    if np.any(model.h != 0):
+        raise ValueError("peapods has no field: the model must have zero field")
+    rows, cols = model.shape
+    i, j = model.edges[:, 0].astype(np.int64), model.edges[:, 1].astype(np.int64)
+    right = (j == i + 1) & (i % cols != cols - 1)
+    down = j == i + cols
+    if not np.all(right | down):
+        raise ValueError("peapods takes the open grid's edges only (each site to its right and lower neighbour)")
+    couplings = np.zeros((rows, cols, 2), dtype=np.float32)
+    couplings[i // cols, i % cols, np.where(down, 0, 1)] = model.theta
+    return couplings
+
+
+def peapods_ising(model, chains: int):
+    """A ``peapods.Ising`` of ``model`` (:func:`peapods_couplings`) at ``T = 1`` with ``chains`` replicas."""
+    from peapods import Ising
+
+    return Ising(tuple(model.shape), couplings=peapods_couplings(model), temperatures=np.array([1.0]),
+                 n_replicas=chains)
+
+
+def peapods_sweeps(ising, sweeps: int) -> None:
+    """``sweeps`` Gibbs sweeps of every replica of ``ising``, all of them warm-up sweeps (no observable measured)."""
+    with warnings.catch_warnings():  # its summary statistics of no recorded sweep are 0 / 0
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ising.sample(sweeps, sweep_mode="gibbs", warmup_ratio=1.0)
+
+
+def benchmark_peapods(model, sweeps: int, chains: int, repeats: int) -> dict:
+    """peapods's Gibbs sweeps on ``chains`` replicas (random starts, see the module docstring): a row of the table."""
+    ising = peapods_ising(model, chains)
+    peapods_sweeps(ising, 1)  # warm-up: first-call costs (thread pool, caches)
+    seconds = _timed_from(ising.reset, lambda: peapods_sweeps(ising, sweeps), repeats)
+    return _row("peapods (Rust, Gibbs sweeps, random starts)", chains, chains * sweeps * model.n_vars, seconds,
+                min(chains, os.cpu_count() or 1))
+
+
 def markdown_table(rows: list[dict], header: str) -> str:
     """The rows as a markdown table: sampler, chains, ns per update, ns per update per core, updates per ns."""
     lines = [header, "", "| sampler | chains | ns per update | ns per update per core | updates per ns |",
@@ -169,13 +288,14 @@ def _parse(argv):
     parser.add_argument("--chain-kernel-chains", nargs="+", default=[1, 8, 64], help="chain counts of the one-chain kernel",
                         **positive)
     parser.add_argument("--thrml-chains", nargs="+", default=[1, 8, 64], help="chain counts of THRML", **positive)
+    parser.add_argument("--peapods-chains", default=8, help="replicas (chains) of peapods (default 8)", **positive)
     parser.add_argument("--repeats", default=3, help="timed repeats, the best reported (default 3)", **positive)
     parser.add_argument("--threads", default=2, help="numba threads (default 2)", **positive)
     parser.add_argument("--pgmpy-side", default=4, help="grid side of the pgmpy run (default 4; 0 skips it)", type=int)
     parser.add_argument("--pgmpy-sweeps", default=100, help="sweeps of the pgmpy run (default 100)", **positive)
     parser.add_argument("--seed", type=int, default=20170806, help="root seed of the model parameters")
     args = parser.parse_args(argv)
-    numbers = [args.side, args.sweeps, args.repeats, args.threads, args.pgmpy_sweeps, *args.chains,
+    numbers = [args.side, args.sweeps, args.repeats, args.threads, args.pgmpy_sweeps, args.peapods_chains, *args.chains,
                *args.chain_kernel_chains, *args.thrml_chains]
     if min(numbers) < 1 or args.side < 2 or args.seed < 0 or not (args.pgmpy_side == 0 or 2 <= args.pgmpy_side <= 5):
         parser.error("sizes, counts and repeats must be positive, --side >= 2, --seed >= 0, --pgmpy-side 0 or 2..5")
@@ -205,6 +325,14 @@ def main(argv=None) -> dict:
         for chains in args.thrml_chains:
             rows.append(benchmark_thrml(model, args.side, args.sweeps, chains, args.repeats))
             print(f"THRML, {chains} chains: {rows[-1]['ns_per_update']:.3f} ns/update", flush=True)
+    peers = {name: _peer_version(name) for name in ("ferrotherm", "peapods")}
+    for name, run in (("ferrotherm", lambda: benchmark_ferrotherm(model, args.sweeps, args.repeats, threads)),
+                      ("peapods", lambda: benchmark_peapods(model, args.sweeps, args.peapods_chains, args.repeats))):
+        if peers[name] is None:
+            print(f"{name} not installed (pip install -e '.[peers]'): its row is skipped")
+            continue
+        rows.append(run())
+        print(f"{name}, {rows[-1]['chains']} chains: {rows[-1]['ns_per_update']:.3f} ns/update", flush=True)
     pgmpy = None
     if args.pgmpy_side:
         with warnings.catch_warnings():
@@ -214,8 +342,9 @@ def main(argv=None) -> dict:
                          pgmpy["pgmpy"]["repeats_s"], 1))
     header = (f"Open {args.side}x{args.side} grid, theta ~ U[0, 0.25], zero field, {args.sweeps} sweeps per chain, "
               f"best of {args.repeats}; numba threads {threads}, {os.cpu_count()} cores; "
-              f"{thrml or 'THRML not installed'}")
-    result = {**run_record("dogs.benchmarks.chains", argv, args, machine_info()), "rows": rows, "thrml": thrml,
+              + "; ".join([thrml or "THRML not installed"]
+                          + [version or f"{name} not installed" for name, version in peers.items()]))
+    result = {**run_record("dogs.benchmarks.chains", argv, args, machine_info()), "rows": rows, "thrml": thrml, **peers,
               "pgmpy_comparison": pgmpy, "elapsed_s": time.perf_counter() - started}
     write_json(args.out, result)
     args.table.parent.mkdir(parents=True, exist_ok=True)
