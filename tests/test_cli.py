@@ -333,7 +333,7 @@ def test_bad_arguments_and_too_large(tmp_path, capsys):
                  ["scan", str(path), "--target", "9", "--budget", "10"],
                  ["scan", str(path), "--target", "0", "--budget", "10", "--epsilon", "-1"],
                  ["scan", str(path), "--weights", str(tmp_path / "zeros.txt"), "--budget", "10"],
-                 ["sample", str(path), "--scan", "uniform", "--chains", "10"],  # no length
+                 ["sample", str(path), "--scan", "uniform", "--length", "0"],  # an empty scan
                  ["sample", str(path), "--scan", str(tmp_path / "scan.txt"), "--length", "10"],  # length of a file
                  ["sample", str(path), "--scan", str(tmp_path / "missing.txt"), "--chains", "10"],
                  ["exact", str(tmp_path / "missing.uai")]):
