@@ -234,8 +234,7 @@ def _shape_groups(model: DiscreteFactorGraph):
 def beta(a: np.ndarray, mu: np.ndarray) -> np.ndarray:
     r""":math:`\sinh a / (\cosh a + \cosh \mu)` for :math:`a \in [0, \infty]`, finite :math:`\mu \ge 0`, without overflow."""
     a, mu = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(mu, dtype=np.float64))
-    with np.errstate(invalid="ignore"):
-        gap = np.exp(-np.abs(a - mu))  # 0 when a is infinite
+    gap = np.exp(-np.abs(a - mu))  # 0 when a is infinite
     up = -np.expm1(-2.0 * a)  # 1 - e^{-2a}
     down = 1.0 + np.exp(-2.0 * a)
     tail = 1.0 + np.exp(-2.0 * mu)
