@@ -30,6 +30,13 @@ brute force in ``tests/test_bounds.py``):
   ``sinh(2A) / (1 + cosh(log b*))``; keeping Lemma 14's denominator gives the
   tighter ``sinh(2A) / (cosh(2A) + cosh(log b*))`` (``tight=True``), which
   coincides with Theorem 11 on pairwise factors.
+* Discrete factor graphs (any arity, zero entries allowed; :mod:`dogs.bounds_factor`, which proves the
+  bound): the exact influence by enumerating each Markov blanket
+  (:func:`exact_influence_factor_graph`), or ``max_{x_j, y_j} tanh(Omega / 4)`` with ``Omega`` the summed
+  oscillations of the factors shared by ``i`` and ``j`` (Theorem 10 on pairwise tables), sharpened for
+  binary ``i`` by the range of the rest of its log-odds (Theorem 12 tight on parity factors)
+  (:func:`influence_factor_graph`); ``influence_bound(model, "auto")`` takes the exact value wherever the
+  blanket is small.
 """
 
 from __future__ import annotations
@@ -42,23 +49,30 @@ import numpy as np
 from scipy import sparse
 
 from dogs._kernels.bounds import TANH_TABLE, theorem11_values
+from dogs.bounds_factor import MAX_BLANKET_WORK, blanket_work, bound_slot_values, exact_slot_values
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.models.discrete import DiscretePairwiseMRF
+from dogs.models.factor_graph import DiscreteFactorGraph
 
 __all__ = [
     "BOUND_METHODS",
     "check_influence_bound",
     "exact_influence",
+    "exact_influence_factor_graph",
     "exact_influence_higher_order",
     "influence_binary_pairwise",
     "influence_bound",
+    "influence_factor_graph",
     "influence_higher_order",
     "influence_pairwise",
     "loosen",
 ]
 
 #: Names accepted by :func:`influence_bound`.
-BOUND_METHODS = ("auto", "theorem10", "theorem11", "theorem12", "exact")
+BOUND_METHODS = ("auto", "theorem10", "theorem11", "theorem12", "exact", "factor")
+
+#: The models :func:`influence_bound` takes.
+_MODEL_TYPES = (BinaryPairwiseMRF, DiscretePairwiseMRF, DiscreteFactorGraph)
 
 #: Default cap on the number of joint Markov-blanket states enumerated by the exact influence
 #: (``2**20``: a blanket of 20 binary variables).
@@ -92,9 +106,9 @@ def _require(model, cls, name: str = "model"):
         raise TypeError(f"{name} must be a {cls.__name__}, got {type(model).__name__}")
 
 
-def _check_max_states(max_states) -> int:
+def _check_max_states(max_states, name: str = "max_states") -> int:
     if isinstance(max_states, bool) or not isinstance(max_states, numbers.Integral) or max_states < 1:
-        raise ValueError(f"max_states must be a positive integer, got {max_states!r}")
+        raise ValueError(f"{name} must be a positive integer, got {max_states!r}")
     return int(max_states)
 
 
@@ -461,7 +475,8 @@ def exact_influence(model, *, max_states: int = MAX_BLANKET_STATES) -> sparse.cs
         return _csr_from_pattern(values, model.neighbors, model.indptr, model.n_vars)
     raise TypeError(
         f"model must be a BinaryPairwiseMRF or DiscretePairwiseMRF, got {type(model).__name__} "
-        "(for higher-order binary models use exact_influence_higher_order)"
+        "(for higher-order binary models use exact_influence_higher_order, for factor graphs "
+        "exact_influence_factor_graph)"
     )
 
 
@@ -513,6 +528,122 @@ def exact_influence_higher_order(n_vars: int, factors, h, *, max_states: int = M
     return _csr_from_pattern(values, pattern.indices, pattern.indptr, p)
 
 
+# --------------------------------------------------------------------------- factor graphs
+def exact_influence_factor_graph(model: DiscreteFactorGraph, *, max_work: int = MAX_BLANKET_WORK) -> sparse.csr_matrix:
+    r"""Exact Dobrushin influence of a discrete factor graph by enumerating every Markov blanket.
+
+    .. math::
+
+        C_{ij} = \max_{(X, Y) \in N_j} \big\| \pi_i(\cdot \mid X) - \pi_i(\cdot \mid Y) \big\|_{TV},
+
+    the conditional of ``x_i`` computed from the factors containing ``i`` at every configuration of its
+    blanket (:mod:`dogs._kernels.factor_influence`, parallel over variables). With zero entries a
+    configuration may give every state of ``i`` weight 0 (no conditional): a pair where exactly one
+    conditional exists counts 1 and a pair where neither does counts 0. That is what Theorem 8 needs (its
+    coupling path may cross such configurations); merely skipping them is not enough (the counterexample
+    and the proof are in :mod:`dogs.bounds_factor`). On a model without zero entries this is Definition 6.
+
+    Parameters
+    ----------
+    model : DiscreteFactorGraph
+    max_work : int, default 2**20
+        Refuse (``ValueError``) any variable whose blanket configurations times its states exceed it
+        (:data:`dogs.bounds_factor.MAX_BLANKET_WORK`: 8 MB of conditionals per variable being enumerated).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        ``(p, p)`` on the model's blanket pattern (``indptr`` / ``neighbors``).
+    """
+    _require(model, DiscreteFactorGraph)
+    max_work = _check_max_states(max_work, "max_work")
+    work = blanket_work(model)
+    if np.any(work > max_work):
+        i = int(np.argmax(work))
+        raise ValueError(f"exact influence enumerates the Markov blanket of each variable: variable {i} has "
+                         f"{int(model.indptr[i + 1] - model.indptr[i])} blanket variables and {work[i]:.4g} "
+                         f"configurations x states, more than max_work={max_work}; use method 'factor' (or "
+                         "'auto', which is exact only where the blanket is small)")
+    return _csr_from_pattern(exact_slot_values(model, np.arange(model.n_vars)), model.neighbors, model.indptr,
+                             model.n_vars)
+
+
+def influence_factor_graph(model: DiscreteFactorGraph, *, fields: bool = True) -> sparse.csr_matrix:
+    r"""Influence bound of a discrete factor graph from its factor tables (theorem and proof in :mod:`dogs.bounds_factor`).
+
+    .. math::
+
+        C_{ij} \le \max_{x \ne y} \tanh\big(\Omega_{ij}(x, y) / 4\big), \qquad
+        \Omega_{ij}(x, y) = \sum_{f \ni i, j} \max_z \operatorname{osc}_k
+            \big[\theta_f(k, x, z) - \theta_f(k, y, z)\big],
+
+    Theorem 10 exactly when the factors are pairwise. With ``fields`` a binary ``i`` gets the sharper
+    :math:`\max_{x \ne y} \sinh(\Omega/2) / (\cosh(\Omega/2) + \cosh\mu)`, :math:`\mu` the least
+    distance from 0 of the midpoint of its log-odds, bounded factor by factor (Theorem 11 on binary
+    pairwise factors, Theorem 12 with Lemma 14's denominator on parity factors, never above
+    ``tanh(Omega / 4)``). A zero entry that one of the two values of ``x_j`` allows and the other forbids
+    makes :math:`\Omega` infinite, and the bound 1 (valid, vacuous). Cost: ``O(sum_f |S_f|^2 |table_f|
+    max K)`` vectorised over factors of equal shape.
+
+    Parameters
+    ----------
+    model : DiscreteFactorGraph
+    fields : bool, default True
+        Use the log-odds range on rows of binary variables.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        ``(p, p)`` on the model's blanket pattern.
+    """
+    _require(model, DiscreteFactorGraph)
+    if not isinstance(fields, (bool, np.bool_)):
+        raise TypeError(f"fields must be a bool, got {type(fields).__name__}")
+    return _csr_from_pattern(bound_slot_values(model, fields=bool(fields)), model.neighbors, model.indptr,
+                             model.n_vars)
+
+
+def _factor_graph_auto(model: DiscreteFactorGraph) -> sparse.csr_matrix:
+    """Exact rows where the blanket work is at most :data:`MAX_BLANKET_WORK`, the field-aware bound elsewhere.
+
+    Each row is valid on its own (Theorem 8's coupling argument bounds one row at a time), so mixing is sound.
+    """
+    small = blanket_work(model) <= MAX_BLANKET_WORK
+    values = exact_slot_values(model, np.flatnonzero(small))
+    if not small.all():
+        large_slots = ~small[_slot_rows(model.indptr)]
+        values[large_slots] = bound_slot_values(model, rows=~small)[large_slots]
+    return _csr_from_pattern(values, model.neighbors, model.indptr, model.n_vars)
+
+
+def _pairwise_as_factor_graph(model) -> DiscreteFactorGraph:
+    """A pairwise model as unary and pair factors (a ±1 model over labels 0 = spin -1, 1 = spin +1)."""
+    if isinstance(model, BinaryPairwiseMRF):
+        spins = np.array([-1.0, 1.0])
+        factors = [((i,), h_i * spins) for i, h_i in enumerate(model.h)]
+        factors += [(tuple(e), t * np.outer(spins, spins)) for e, t in zip(model.edges.tolist(), model.theta)]
+        return DiscreteFactorGraph.from_factors(np.full(model.n_vars, 2), factors)
+    factors = [((i,), u) for i, u in enumerate(model.unary)]
+    factors += [(tuple(e), t) for e, t in zip(model.edges.tolist(), model.tables)]
+    return DiscreteFactorGraph.from_factors(model.cardinalities, factors)
+
+
+def _factor_graph_theorem12(model: DiscreteFactorGraph) -> sparse.csr_matrix:
+    """Theorem 12 as printed on the parity expansion of a binary factor graph without zero entries."""
+    from dogs.models.uai import UAINetwork, parity_form
+
+    if np.any(model.cardinalities != 2):
+        raise ValueError("method 'theorem12' needs a binary factor graph (every variable with 2 states); use "
+                         "'factor', which is Theorem 12 (with Lemma 14's denominator) on binary parity factors")
+    if not np.all(np.isfinite(model.log_values)):
+        raise ValueError("method 'theorem12' needs finite log potentials (Theorem 12's parameters are real); this "
+                         "model has zero entries: use 'factor' or 'exact'")
+    network = UAINetwork(model.cardinalities, model.scope_starts, model.scope_vars, model.table_starts,
+                         model.log_values)
+    n_vars, factors, h, _ = parity_form(network)
+    return influence_higher_order(n_vars, factors, h)
+
+
 # --------------------------------------------------------------------------- utilities
 def loosen(bound, factor: float) -> sparse.csr_matrix:
     r"""Loosened influence bound ``C_bar = s * C_hat`` (DoGS Section 5.4, Figure 8: ``s in {1, 1.1, 1.3, 1.5}``).
@@ -555,14 +686,24 @@ def influence_bound(model, method: str = "auto") -> sparse.csr_matrix:
 
     Parameters
     ----------
-    model : BinaryPairwiseMRF or DiscretePairwiseMRF
-    method : {"auto", "theorem10", "theorem11", "theorem12", "exact"}
-        ``"auto"``: Theorem 11 for a :class:`BinaryPairwiseMRF` (what DoGS uses for binary
-        MRFs, Section 5), Theorem 10 for a :class:`DiscretePairwiseMRF`.
+    model : BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph
+    method : {"auto", "theorem10", "theorem11", "theorem12", "exact", "factor"}
+        Pairwise models: ``"auto"`` is Theorem 11 for a :class:`BinaryPairwiseMRF` (what DoGS uses for
+        binary MRFs, Section 5), Theorem 10 for a :class:`DiscretePairwiseMRF`.
         ``"theorem10"``: :func:`influence_pairwise`. ``"theorem11"``:
         :func:`influence_binary_pairwise` (binary models only). ``"theorem12"``:
         :func:`influence_higher_order` on the edges as size-2 factors, as printed (binary
         models only). ``"exact"``: :func:`exact_influence` (small blankets only).
+
+        A :class:`DiscreteFactorGraph`: ``"auto"`` is the exact influence of every variable whose blanket
+        configurations times states are at most :data:`dogs.bounds_factor.MAX_BLANKET_WORK` and
+        :func:`influence_factor_graph` for the others (row by row). ``"exact"``:
+        :func:`exact_influence_factor_graph`. ``"factor"``: :func:`influence_factor_graph`.
+        ``"theorem10"``: the same without the binary log-odds refinement (Theorem 10 on pairwise factors).
+        ``"theorem12"``: Theorem 12 as printed on the parity expansion of a binary model without zero
+        entries. ``"theorem11"`` is refused (on binary pairwise factors ``"factor"`` equals it).
+        ``"factor"`` on a pairwise model is the same bound on its unary and pair factors: Theorem 10 on rows of
+        variables with more than two states, the binary refinement (Theorem 11 on a ±1 model) on the others.
 
     Returns
     -------
@@ -570,8 +711,19 @@ def influence_bound(model, method: str = "auto") -> sparse.csr_matrix:
     """
     if not isinstance(method, str) or method not in BOUND_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(map(repr, BOUND_METHODS))}")
-    if not isinstance(model, (BinaryPairwiseMRF, DiscretePairwiseMRF)):
-        raise TypeError(f"model must be a BinaryPairwiseMRF or DiscretePairwiseMRF, got {type(model).__name__}")
+    if not isinstance(model, _MODEL_TYPES):
+        raise TypeError("model must be a BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph, got "
+                        f"{type(model).__name__}")
+    if isinstance(model, DiscreteFactorGraph):
+        if method == "theorem11":
+            raise ValueError("method 'theorem11' is for BinaryPairwiseMRF models; on a factor graph use 'factor' "
+                             "(equal to Theorem 11 on binary pairwise factors) or 'auto'")
+        return {"auto": _factor_graph_auto, "exact": exact_influence_factor_graph, "factor": influence_factor_graph,
+                "theorem10": lambda m: influence_factor_graph(m, fields=False),
+                "theorem12": _factor_graph_theorem12}[method](model)
+    if method == "factor":  # the same values on the model's own pattern
+        return _csr_from_pattern(bound_slot_values(_pairwise_as_factor_graph(model)), model.neighbors, model.indptr,
+                                 model.n_vars)
     is_binary = isinstance(model, BinaryPairwiseMRF)
     if method == "auto":
         method = "theorem11" if is_binary else "theorem10"
@@ -591,19 +743,22 @@ def check_influence_bound(influence, model) -> sparse.csr_matrix:
     r"""A user's influence bound :math:`\bar C` for ``model``, checked against what any bound of it must satisfy.
 
     Every Dobrushin influence is a total-variation distance, so :math:`0 \le C_{ij} \le 1`; it is 0 unless ``j``
-    is in the Markov blanket of ``i`` (a neighbour, for a pairwise model), and positive wherever ``i`` and ``j``
-    interact (a non-zero coupling; Theorem 10's and 11's bounds are positive exactly there). So a matrix
+    is in the Markov blanket of ``i`` (a neighbour, for a pairwise model; a variable sharing a factor, for a factor
+    graph), and positive wherever ``i`` and ``j`` interact (a non-zero coupling; Theorem 10's and 11's bounds are
+    positive exactly there; for a factor graph, wherever ``influence_bound(model)`` is positive, which is the
+    exact influence where the blanket is small). So a matrix
 
     - of another shape than ``(p, p)``, with an entry outside ``[0, 1]`` or not finite, is refused;
     - with a non-zero entry off the model's edges is refused: it was made for another model or another
       numbering (with evidence, the bound must be the conditioned model's, over the unobserved variables);
-    - with a zero entry where the model couples ``i`` and ``j`` is refused: it is no bound at all (an all-zero
-      matrix would certify zero bias on any model).
+    - with a zero entry where ``influence_bound(model)`` is positive is refused: it is no bound at all (an
+      all-zero matrix would certify zero bias on any model).
 
     Returns the bound as a CSR matrix (float64).
     """
-    if not isinstance(model, (BinaryPairwiseMRF, DiscretePairwiseMRF)):
-        raise TypeError(f"model must be a BinaryPairwiseMRF or DiscretePairwiseMRF, got {type(model).__name__}")
+    if not isinstance(model, _MODEL_TYPES):
+        raise TypeError("model must be a BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph, got "
+                        f"{type(model).__name__}")
     p = model.n_vars
     if sparse.issparse(influence):
         matrix = sparse.csr_matrix(influence, dtype=np.float64, copy=True)
@@ -638,6 +793,6 @@ def check_influence_bound(influence, model) -> sparse.csr_matrix:
     if missing.nnz:
         coo = missing.tocoo()
         i, j = int(coo.row[0]), int(coo.col[0])
-        raise ValueError(f"influence[{i}, {j}] is 0 but variables {i} and {j} interact (the Theorem 10/11 bound there is "
+        raise ValueError(f"influence[{i}, {j}] is 0 but variables {i} and {j} interact (the package's bound there is "
                          f"{ours[i, j]:.3g}): a zero is no bound on a positive influence")
     return matrix

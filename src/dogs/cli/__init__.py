@@ -7,7 +7,7 @@ files (``.npz``, :meth:`dogs.models.BinaryPairwiseMRF.to_npz_dict`).
 
 Subcommands (``dogs <subcommand> --help`` for the options)::
 
-    dogs bound MODEL [--method auto|theorem10|theorem11|theorem12|exact] [--out C.npz]
+    dogs bound MODEL [--method auto|theorem10|theorem11|theorem12|exact|factor] [--out C.npz]
     dogs scan MODEL (--target I[,J...] | --weights FILE) [--budget T] [--epsilon E|base]
                     [--base systematic|uniform|FILE] [--iterate] [--method ...] [--out SCAN.txt|.npy]
     dogs sample MODEL [--scan systematic|uniform|FILE] [--length T] [--chains N] [--draws D] [--seed S]
@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
                      epilog="Exit codes: 0 success, 2 bad input, 3 too large, 1 internal error.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    methods = ["auto", "theorem10", "theorem11", "theorem12", "exact"]
+    methods = ["auto", "theorem10", "theorem11", "theorem12", "exact", "factor"]
 
     def common(p, formats=("json", "csv"), format_help="output format (default json)"):
         p.add_argument("model", help="model file: .uai (MARKOV network) or a dogs binary .npz")
@@ -74,7 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bound", help="influence bound C-bar (DoGS Theorems 10-12)")
     common(p)
     p.add_argument("--method", choices=methods, default="auto",
-                   help="auto: Theorem 11 for binary models, Theorem 10 otherwise")
+                   help="auto: Theorem 11 for binary pairwise models, Theorem 10 for other pairwise ones; for "
+                        "factor graphs the exact influence where the Markov blanket is small, the factor bound "
+                        "elsewhere (factor: that bound everywhere)")
     p.add_argument("--out", help="write C-bar here (scipy sparse, a .npz file name)")
     p.set_defaults(run=cmd_bound)
 

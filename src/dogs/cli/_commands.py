@@ -43,9 +43,20 @@ _BELOW_ONE = float(np.nextafter(1.0, 0.0))
 
 
 def _bound(model, method: str, guard: Guard):
-    """The influence bound of ``model`` by ``method`` (Theorem 12 for a :class:`HigherOrderBinary`)."""
-    from dogs.bounds import influence_bound, influence_higher_order
+    """The influence bound of ``model`` by ``method`` (:func:`dogs.bounds.influence_bound`; Theorem 12 for a
+    :class:`HigherOrderBinary`).
 
+    A :class:`~dogs.models.factor_graph.DiscreteFactorGraph` takes ``auto`` (exact influence where the Markov
+    blanket is small, the factor bound elsewhere), ``exact``, ``factor``, ``theorem10`` (the factor bound without
+    its binary refinement) and, for binary networks without zero entries, ``theorem12`` (on the parity
+    expansion, as printed).
+    """
+    from dogs.bounds import influence_bound, influence_higher_order
+    from dogs.models.factor_graph import DiscreteFactorGraph
+
+    if isinstance(model, DiscreteFactorGraph):
+        _check_factor_graph_method(model, method, guard)
+        return influence_bound(model, method).tocsr()
     if isinstance(model, HigherOrderBinary):
         if method not in ("auto", "theorem12"):
             raise InputError(f"a network with factors over more than two variables takes --method auto or theorem12 "
@@ -53,11 +64,33 @@ def _bound(model, method: str, guard: Guard):
         return influence_higher_order(model.n_vars, model.factors, model.h).tocsr()
     if hasattr(model, "cardinalities") and method in ("auto", "theorem10"):
         guard.theorem10(model.cardinalities[model.edges].tolist())
-    if method == "theorem12" and not hasattr(model, "cardinalities"):
-        guard.check(f"--method theorem12 on {model.n_edges} edges (Python objects per factor)", 2048.0 * model.n_edges)
+    if (method == "theorem12" and not hasattr(model, "cardinalities")) or method == "factor":
+        guard.check(f"--method {method} on {model.n_edges} edges (Python objects per factor)", 2048.0 * model.n_edges)
     if method in ("theorem11", "theorem12") and hasattr(model, "cardinalities"):
         raise InputError(f"--method {method} needs a binary model (every variable with 2 states); use theorem10")
     return influence_bound(model, method).tocsr()
+
+
+def _check_factor_graph_method(model, method: str, guard: Guard) -> None:
+    """Refuse a method the factor graph cannot take, and requests beyond the memory limit, before any work."""
+    from dogs.bounds_factor import CHUNK_ENTRIES, MAX_BLANKET_WORK, blanket_work
+
+    if method == "theorem11":
+        raise InputError("--method theorem11 is for binary pairwise networks; on this network use factor (Theorem "
+                         "11 on binary pairwise factors), exact or auto")
+    if method == "theorem12" and (np.any(model.cardinalities != 2) or not np.all(np.isfinite(model.log_values))):
+        raise InputError("--method theorem12 needs a binary network without zero entries (DoGS Theorem 12 on its "
+                         "parity expansion); use factor, which is Theorem 12 with Lemma 14's denominator on parity "
+                         "factors, or auto")
+    work = blanket_work(model)
+    if method == "exact" and work.max(initial=0.0) > MAX_BLANKET_WORK:
+        i = int(np.argmax(work))
+        raise TooLargeError(f"--method exact enumerates every Markov blanket: variable {i} has {work[i]:.4g} blanket "
+                            f"configurations x states, more than {MAX_BLANKET_WORK}; use auto (exact where the "
+                            "blanket is small) or factor")
+    cells = float(np.sum(model.cardinalities[model.neighbors].astype(np.float64) ** 2))
+    guard.check(f"the influence bound of {model.n_vars} variables ({model.neighbors.size} blanket pairs)",
+                8.0 * (10.0 * cells + 8.0 * CHUNK_ENTRIES))
 
 
 def cmd_bound(args, guard: Guard):

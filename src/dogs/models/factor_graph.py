@@ -210,6 +210,13 @@ class DiscreteFactorGraph:
         """Pairs of variables that share a factor (the edges of the interaction graph)."""
         return self.neighbors.size // 2
 
+    @property
+    def edges(self) -> np.ndarray:
+        """``(E, 2)`` pairs ``i < j`` that share a factor, in the order of the CSR slots (as a pairwise model's edges)."""
+        rows = np.repeat(np.arange(self.n_vars, dtype=np.int64), np.diff(self.indptr))
+        upper = rows < self.neighbors
+        return np.stack([rows[upper], self.neighbors[upper]], axis=1)
+
     def scope(self, f: int) -> np.ndarray:
         """The variables of factor ``f``, in the order of its table's axes."""
         return self.scope_vars[self.scope_starts[f]:self.scope_starts[f + 1]]
