@@ -405,10 +405,10 @@ def test_a_noisy_row_reads_reproduced_only_when_its_draws_agree():
 
 
 def test_every_noisy_row_is_judged_per_draw():
-    """The rows read from noisy numbers (annular bias draws, Boltzmann chains, torus repetitions) declare their
+    """The rows read from noisy numbers (annular bias draws, Boltzmann chains, torus and 10x10 replicates) declare their
     rule over draws, so a missing by_seed is an error of the table step, not a silently pooled verdict."""
     noisy_families = {"annular_ising", "boltzmann"}
-    noisy_rows = {"dogs_s54_bias_faster", "dogs_s51_actual_gains_exceed_bound_gains"}
+    noisy_rows = {"dogs_s54_bias_faster", "dogs_s51_actual_gains_exceed_bound_gains", "dogs_s51_dogs_two_orders"}
     for row in load_paper_claims(PAPER_CLAIMS):
         if row.get("criterion", "information") == "information":
             continue
