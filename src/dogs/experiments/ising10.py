@@ -238,9 +238,9 @@ def axis_end_window(median_orders_by_t: pd.Series, low: float, high: float) -> d
     elif extrapolated is None:
         text = "past our grid"
     elif slopes is not None and slopes[1] < slopes[0]:
-        text = (f"past our grid, later than T ≈ {extrapolated:.0f}, where a straight line through the last half of "
-                f"the grid reaches it (the curve's slope falls from {slopes[0]:.3f} to {slopes[1]:.3f} decades per 100 "
-                "steps over the grid's last two quarters, so the curve stays below the line)")
+        text = (f"past our grid, later than T ≈ {extrapolated:.0f} (where a straight line through the last half of the "
+                f"grid reaches 10^{high:g}; the curve stays below it, its slope falling from {slopes[0]:.3f} to "
+                f"{slopes[1]:.3f} decades per 100 steps over the grid's last two quarters)")
     else:
         text = f"past our grid, about T ≈ {extrapolated:.0f} (a straight line through the last half of the grid)"
     return {"from_T": None if start is None else int(start), "to_T": to_t, "to_T_extrapolated": extrapolated,
