@@ -15,10 +15,11 @@ follows and why each threshold is where it is, so that a reader can check that t
 paper as written, no harsher and no softer. Where the paper prints numbers or derives the effect, the
 row records them as ``paper_evidence``, in the criterion's own quantities (a number, or a mapping
 ``{quantity: number}``); evidence that only restates the paper's derivation (an error of 0, a share of 1)
-is not evidence, and such a row says it has none. The tests check that the paper's own evidence passes its
-criterion (``verdict(criterion, paper_evidence) == "reproduced"``), and judge realistic measurements of every
-row (``tests/data/claim_readings.yaml``): a supporting one must read reproduced, a contradicting one must
-not, and moving any reproduced or partly threshold leniently must change the verdict of one of them.
+is not evidence, and such a row says it has none, and what an over-strict criterion would demand. The tests check
+that the paper's own evidence passes its criterion (``verdict(criterion, paper_evidence) == "reproduced"``), and
+judge realistic measurements of every row (``tests/data/claim_readings.yaml``), each of which must read the class
+it states, one of them, where the paper prints no number, the paper's claim holding as stated (reproduced); moving
+any threshold by a quarter either way must change the class of one of them (``tests/test_claim_readings.py``).
 
 The ``ours`` template is a Python format string (:meth:`str.format`) over the row's measured quantities:
 ``value`` (the judged value; when it is a mapping, each of its quantities by name as well) and every keyword
@@ -45,8 +46,8 @@ A clause that is there or not is a list of one item or none, worded by ``ours_li
 the wording without it): the two optional clauses of aa_fig5_hmc_cmh_on_par ("never worse by ...x" or "better
 everywhere"; "and up to ...x better") and boltzmann's clause per sensitivity variant that ran (an item per variant,
 no ``sep``). A converted row may still read a short text quantity for one conditional phrase, chosen by the
-experiment: the upper end of the axis-end window of dogs_s51_dogs_two_orders (``axis_end_window_to``: a T, an
-extrapolated T past the grid, or "past our grid"), the idle steps of msrc_dogs_length (``idle_steps_where``: the
+experiment: the upper end of the axis-end window of dogs_s51_dogs_two_orders (``axis_end_window_to``: a T, or past
+the grid a T from a straight line, a lower bound when the curve bends below it), the idle steps of msrc_dogs_length (``idle_steps_where``: the
 leading steps of the systematic input or a list of positions), the two judged words of msrc_dogs_as_accurate
 (``accuracy_at_margin``: non-inferior, worse or undecided; ``mean_against_systematic``: below, above or not
 separable from) and the direction of aa_fig8_fraction_within's paired margin (``annular_errors_are``: smaller or

@@ -26,12 +26,15 @@ scan) the two separate and the interval says so. With too few values of ``n`` fo
 every point and the interval widened by :data:`UNCORRECTED_WIDTH` on each side, the spacing of
 Table 1's neighbouring orders.
 
-Where the paper's own derivation names the lower-order term, :func:`fit_with_lower_terms` fits it instead:
+Where the paper's own derivation names the lower-order terms, :func:`fit_with_lower_terms` fits them instead:
 App. A.2's random scan of memorize and repeat pays a coupon collector (:math:`n \log n`) in each of its
 ``n`` chains, :math:`t = a n^3 + b n^2 \log n + c n^2`; App. A.3's soft dependencies pay
 :math:`n \log n` for the last :math:`\sqrt n` transitions (a harmonic sum of :math:`n/k`),
-:math:`t = a n^{3/2} + b n \log n + c n`. Both are :math:`t = a n^\beta (1 + (b \log n + c)/n^g)` with
-``g`` the gap to the lower-order terms (1 and 1/2), fitted by nonlinear least squares of ``log t``.
+:math:`t = a n^{3/2} + b n \log n + c n`; §3.1's sequence of dependencies waits for ``n`` transitions, each
+a geometric wait of mean ``n``, whose sum has mean :math:`n^2`, spread :math:`n^{3/2}` and a skew of order
+:math:`n`, :math:`t = a n^2 + b n^{3/2} + c n`. Each is :math:`t = a n^\beta (1 + b u_1(n) + c u_2(n))` with
+two relative terms :math:`u(n) = n^{-g} \log^k n` (``terms``: ``((1, 1), (1, 0))``, ``((1/2, 1), (1/2, 0))``
+and ``((1/2, 0), (1, 0))``), fitted by nonlinear least squares of ``log t``.
 The residuals of exact values are not noise but the terms still left out, so a single fit's standard
 error says little: the interval is the union, over the fit on every fitted point and the fits that leave
 one point out (a jackknife over ``n``), of the estimate plus or minus two of its standard errors; the
@@ -144,30 +147,36 @@ def fit_exponents(frame: pd.DataFrame, exponential: bool, fraction: float) -> di
     return out
 
 
-def _lower_terms_fit(n: np.ndarray, y: np.ndarray, gap: float) -> tuple[float, float, float]:
-    """Exponent, its standard error and the largest absolute residual of ``log t = c + beta log n + log(1 + (b log n + d) / n^gap)``."""
+def _relative_terms(n: np.ndarray, terms) -> list[np.ndarray]:
+    """The relative lower-order terms ``n^-g log^k n`` of ``terms`` at ``n``."""
+    return [np.log(n) ** k / n**g for g, k in terms]
+
+
+def _lower_terms_fit(n: np.ndarray, y: np.ndarray, terms) -> tuple[float, float, float]:
+    """Exponent, its standard error and the largest absolute residual of ``log t = c + beta log n + log(1 + b u_1 + d u_2)``."""
     from scipy.optimize import curve_fit  # imported here: scipy is slow to import and only this fit needs it
 
     def model(x, c, beta, b, d):
-        return c + beta * np.log(x) + np.log(np.maximum(1.0 + (b * np.log(x) + d) / x**gap, 1e-300))
+        u1, u2 = _relative_terms(x, terms)
+        return c + beta * np.log(x) + np.log(np.maximum(1.0 + b * u1 + d * u2, 1e-300))
 
     # start from the linearised model (log(1 + u) ~ u), which is a linear least-squares problem
-    start, _ = _least_squares([np.ones_like(n), np.log(n), np.log(n) / n**gap, 1.0 / n**gap], y)
+    start, _ = _least_squares([np.ones_like(n), np.log(n), *_relative_terms(n, terms)], y)
     coef, cov = curve_fit(model, n, y, p0=start, maxfev=20000)
     se = float(np.sqrt(cov[1, 1])) if np.all(np.isfinite(cov)) else math.inf
     return float(coef[1]), se, float(np.max(np.abs(y - model(n, *coef))))
 
 
-def fit_with_lower_terms(frame: pd.DataFrame, gap: float, fraction: float) -> dict:
-    r"""Exponent of :math:`t_{mix} = a n^\beta (1 + (b \log n + c) / n^{g})`, the paper's lower-order terms included.
+def fit_with_lower_terms(frame: pd.DataFrame, terms, fraction: float) -> dict:
+    r"""Exponent of :math:`t_{mix} = a n^\beta (1 + b u_1(n) + c u_2(n))`, the paper's lower-order terms included.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         Columns ``n`` and ``t_mix`` (positive, distinct ``n``), one row per ``n``.
-    gap : float
-        ``g``, how much smaller in exponent the paper's lower-order terms are (1 for :math:`n^2 \log n`
-        beside :math:`n^3`; 1/2 for :math:`n \log n` beside :math:`n^{3/2}`), > 0.
+    terms : pair of (float, int)
+        The two relative lower-order terms :math:`u(n) = n^{-g} \log^k n` as ``(g, k)`` with ``g > 0``: how
+        much smaller in exponent each is than the leading term, and its power of ``log n`` (module docstring).
     fraction : float
         Fraction of the largest ``n`` values fitted, in (0, 1]; at least 6 points (four parameters, and
         a standard error for every fit that leaves one out).
@@ -178,21 +187,22 @@ def fit_with_lower_terms(frame: pd.DataFrame, gap: float, fraction: float) -> di
         The keys of :func:`fit_exponents` (``alpha`` is 0): ``beta`` and ``beta_se`` of the fit on every
         fitted point, ``beta_low`` / ``beta_high`` the union of estimate +- 2 standard errors over that
         fit and every leave-one-out fit (module docstring), ``local_beta`` the pure power law through the
-        two largest ``n`` (reported, not part of the interval: the log term bends it), and
+        two largest ``n`` (reported, not part of the interval: the lower-order terms bend it), and
         ``max_residual``, the largest absolute residual of ``log t`` of the full fit.
     """
-    if not gap > 0:
-        raise ValueError(f"gap must be > 0, got {gap!r}")
+    terms = tuple((float(g), int(k)) for g, k in terms)
+    if len(terms) != 2 or not all(g > 0 and k >= 0 for g, k in terms) or len(set(terms)) != 2:
+        raise ValueError(f"terms must be two distinct (g > 0, k >= 0) pairs, got {terms!r}")
     need = MIN_LOWER_TERMS_POINTS
     if len(frame) < need:
         raise ValueError(f"the fit with lower-order terms needs t_mix at {need} or more values of n, got {len(frame)}")
     n_all, t_all, k = _checked_values(frame, fraction, need)
     n, y = n_all[-k:], np.log(t_all[-k:])
-    beta, se, residual = _lower_terms_fit(n, y, gap)
+    beta, se, residual = _lower_terms_fit(n, y, terms)
     ends = [beta - 2 * se, beta + 2 * se]
     for drop in range(k):
         keep = np.arange(k) != drop
-        b_i, se_i, _ = _lower_terms_fit(n[keep], y[keep], gap)
+        b_i, se_i, _ = _lower_terms_fit(n[keep], y[keep], terms)
         ends += [b_i - 2 * se_i, b_i + 2 * se_i]
     local, _ = _least_squares([np.ones(2), np.log(n_all[-2:])], np.log(t_all[-2:]))
     return {"n_min": int(n.min()), "n_max": int(n.max()), "points": int(k), "corrected": True,

@@ -212,13 +212,16 @@ def axis_end_window(median_orders_by_t: pd.Series, low: float, high: float) -> d
     ``from_T``: the first ``T`` from which the curve stays at least ``low`` (``None`` if never on the grid).
     ``to_T``: the last ``T`` of the grid at which it is at most ``high``, when the curve exceeds ``high`` on the
     grid; otherwise ``None``, and ``to_T_extrapolated`` is where a straight line fitted (least squares) to the
-    last half of the grid reaches ``high`` (``None`` if it does not rise). ``to_T_text`` words the upper end.
+    last half of the grid reaches ``high`` (``None`` if it does not rise). ``slopes_per_100`` are the least-squares
+    slopes (per 100 steps) of the third and the last quarter of the grid: when the slope falls, the curve bends below
+    the line and reaches ``high`` later than it, so ``to_T_extrapolated`` is a lower bound. ``to_T_text`` words the
+    upper end.
     """
     t = np.asarray(median_orders_by_t.index, dtype=np.float64)
     y = median_orders_by_t.to_numpy(dtype=np.float64)
     start = first_staying_at_or_below(t, -y, -low)
     above = np.flatnonzero(y > high)
-    to_t, extrapolated = None, None
+    to_t, extrapolated, slopes = None, None, None
     if above.size:
         inside = np.flatnonzero(y[: above[0]] <= high)
         to_t = int(t[inside[-1]]) if inside.size else None
@@ -226,10 +229,22 @@ def axis_end_window(median_orders_by_t: pd.Series, low: float, high: float) -> d
         half = slice(len(t) // 2, None)
         slope, intercept = np.polyfit(t[half], y[half], 1)
         extrapolated = float((high - intercept) / slope) if slope > 0 else None
-    text = (str(to_t) if to_t is not None else
-            f"about {extrapolated:.0f} (past our grid, extrapolated)" if extrapolated is not None else "past our grid")
+        quarter = len(t) // 4
+        if quarter >= 2:
+            slopes = [float(100 * np.polyfit(t[k:k + quarter], y[k:k + quarter], 1)[0])
+                      for k in (len(t) - 2 * quarter, len(t) - quarter)]
+    if to_t is not None:
+        text = str(to_t)
+    elif extrapolated is None:
+        text = "past our grid"
+    elif slopes is not None and slopes[1] < slopes[0]:
+        text = (f"past our grid, later than T ≈ {extrapolated:.0f} (where a straight line through the last half of the "
+                f"grid reaches 10^{high:g}; the curve stays below it, its slope falling from {slopes[0]:.3f} to "
+                f"{slopes[1]:.3f} decades per 100 steps over the grid's last two quarters)")
+    else:
+        text = f"past our grid, about T ≈ {extrapolated:.0f} (a straight line through the last half of the grid)"
     return {"from_T": None if start is None else int(start), "to_T": to_t, "to_T_extrapolated": extrapolated,
-            "to_T_text": text}
+            "slopes_per_100": slopes, "to_T_text": text}
 
 
 def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
@@ -278,12 +293,13 @@ def guarantee_claims(on_grid: pd.DataFrame, budget_levels) -> dict:
     picks = dict.fromkeys(by_t.index[[len(by_t) // 8, len(by_t) // 4, len(by_t) // 2, -1]])
     claims["dogs_s51_dogs_two_orders"] = measured(
         {"median_orders_at_axis_end": float(orders_end.median())},
+        by_seed=[{"median_orders_at_axis_end": float(v)} for v in orders_end],  # each replicate, as Figs. 1 and 9
         **span, orders_at_axis_end={int(k): float(v) for k, v in orders_end.items()},
         orders_at_axis_end_range=[float(orders_end.min()), float(orders_end.max())],
         median_orders_by_T={int(t): float(v) for t, v in by_t.items()},
         median_orders_at_picked_T=[{"T": int(t), "orders": float(by_t[t])} for t in picks],
         axis_end_from_which_at_least={"1.5": from_t[1.5], "2.0": from_t[2.0]},
-        axis_end_window={key: window[key] for key in ("from_T", "to_T", "to_T_extrapolated")},
+        axis_end_window={key: window[key] for key in ("from_T", "to_T", "to_T_extrapolated", "slopes_per_100")},
         axis_end_window_to=window["to_T_text"], budget_share=budget_share)
 
     shares_end = np.array([_share_from_one_run(r["systematic"], r["dogs"], r["dogs_iterated"]) for _, r in end.iterrows()])
