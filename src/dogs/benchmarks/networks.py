@@ -1,0 +1,309 @@
+r"""A scoreboard on the Bayesian networks pgmpy bundles: DoGS, the systematic scan and pgmpy against exact answers.
+
+Run::
+
+    python -m dogs.benchmarks.networks --out results/benchmarks/networks.json --table networks.md --figure networks.png
+
+Networks: the discrete networks of the bnlearn repository that pgmpy ships (``pgmpy.utils.get_example_model``),
+read with :func:`dogs.models.from_pgmpy` as :class:`~dogs.models.factor_graph.DiscreteFactorGraph` s. A network
+is scored when exact inference fits: our junction tree's clique tables at most ``--max-table-entries`` entries
+(default ``2^24``, 128 MB of float64 before pgmpy's temporaries) once conditioned on its evidence; the others are
+listed with the size that ruled them out.
+
+Evidence: ``--evidence`` variables (default 3) chosen at random by the network's seed, observed at their values
+in a forward sample of the network (:func:`dogs.samplers.factor_gibbs.positive_starts` in topological order), so
+every evidence set has positive probability. Exact posteriors: the junction tree of the conditioned network.
+
+Samplers, each for ``--seconds`` of wall time (default 5) including its setup, every unobserved variable's
+marginal estimated from ``--chains`` chains (default 8; pgmpy: one):
+
+``DoGS``  Algorithm 2 (:func:`dogs.scans.dogs_scan`) on a base of two systematic sweeps, targeting every
+    unobserved variable (``d = 1``), with the influence bound of :func:`dogs.bounds.influence_bound` (``auto``:
+    exact over the Markov blanket where it is small, the factor-graph bound elsewhere), then ``dogs.sample``
+    with that scan;
+``systematic``  ``dogs.sample`` with one systematic sweep per draw;
+``pgmpy``  ``pgmpy.sampling.GibbsSampling`` on the conditioned network (pgmpy's sampler takes no evidence, so
+    it gets our conditioned factor graph as a Markov network), one chain, its states counted per variable.
+
+Draws are sized to the budget by a pilot run (a tenth of the budget at most). Reported per network and sampler:
+the mean and the largest ``|estimate - exact|`` over every state of every unobserved variable, and for ours
+the *coverage* of the reported intervals: the share of marginals with ``|estimate - exact|`` at most three
+standard errors (ArviZ's Monte Carlo standard error, :func:`dogs.marginals`) plus the certified bias
+(``bound_average`` where it is below 1, else 0: a vacuous certificate adds nothing). Chains that do not mix
+(determinism can make single-site Gibbs reducible) show as large R-hat; the count of unconverged marginals is
+reported beside.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from dogs.benchmarks.gibbs import machine_info, run_record
+from dogs.io import write_json
+
+__all__ = ["BUNDLED_NETWORKS", "choose_evidence", "main", "markdown_table", "score_network"]
+
+#: The discrete Bayesian networks pgmpy bundles, smallest first (variables).
+BUNDLED_NETWORKS = ("cancer", "earthquake", "survey", "asia", "sachs", "child", "insurance", "water", "mildew",
+                    "alarm", "barley", "hailfinder", "hepar2", "win95pts", "pathfinder", "munin1", "andes",
+                    "diabetes", "pigs", "link", "munin2", "munin4", "munin3", "munin")
+#: Samplers of the scoreboard, in table order.
+SAMPLERS = ("DoGS", "systematic", "pgmpy")
+
+
+def load_network(name: str):
+    """``(factor graph, pgmpy network)`` of a bundled network."""
+    from pgmpy.utils import get_example_model
+
+    from dogs.models import from_pgmpy
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        network = get_example_model(name)
+    return from_pgmpy(network).model, network
+
+
+def choose_evidence(model, n_evidence: int, rng: np.random.Generator) -> dict[int, int]:
+    """``n_evidence`` variables observed at their values in one forward sample of ``model`` (positive probability)."""
+    from dogs.samplers.factor_gibbs import positive_starts
+
+    state = positive_starts(model, 1, rng)[0]
+    chosen = np.sort(rng.choice(model.n_vars, size=min(n_evidence, model.n_vars - 1), replace=False))
+    return {int(i): int(state[i]) for i in chosen}
+
+
+def _draws_for(budget: float, run, pilot_draws: int = 8) -> int:
+    """Draws that fill ``budget`` seconds, from the time of a pilot ``run(pilot_draws)`` (at least 4)."""
+    start = time.perf_counter()
+    run(pilot_draws)
+    per_draw = max((time.perf_counter() - start) / pilot_draws, 1e-9)
+    return max(4, int(0.9 * budget / per_draw))
+
+
+def _ours(model, scan, evidence, chains: int, seconds: float, seed: int, setup: float) -> dict:
+    """``dogs.sample`` for what remains of ``seconds`` after ``setup``; its marginals and certificate."""
+    from dogs.sampling import SamplingWarning, marginals, sample
+
+    def run(draws):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SamplingWarning)
+            return sample(model, scan, chains=chains, draws=draws, seed=seed, evidence=evidence, certify=True,
+                          progress=False)
+
+    draws = _draws_for(max(seconds - setup, 0.1), run)
+    start = time.perf_counter()
+    data = run(draws)
+    table = marginals(data)
+    return {"draws": draws, "seconds": setup + time.perf_counter() - start, "table": table}
+
+
+def _pgmpy(model, conditioned, seconds: float, seed: int) -> dict:
+    """pgmpy's GibbsSampling on the conditioned network for ``seconds`` (setup included): marginals by counting."""
+    import contextlib
+    import io
+
+    from pgmpy.sampling import GibbsSampling
+
+    from dogs.models import to_pgmpy
+
+    start = time.perf_counter()
+    try:
+        network = to_pgmpy(conditioned.model)
+        with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            sampler = GibbsSampling(network)
+            setup = time.perf_counter() - start
+            if setup > seconds:
+                return {"error": f"setup took {setup:.1f} s, over the budget"}
+
+            def run(size):
+                return sampler.sample(size=size, seed=seed)
+
+            size = _draws_for(seconds - setup, run)
+            samples = run(size)
+    except Exception as exc:  # pgmpy's sampler on a network it cannot handle: reported, not raised
+        return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"}
+    estimates = []
+    for r, name in enumerate(network.nodes()):
+        values = np.asarray(samples[name])
+        k_states = int(conditioned.model.cardinalities[r])
+        estimates.append(np.bincount(values.astype(np.int64), minlength=k_states)[:k_states] / values.size)
+    return {"draws": size, "seconds": time.perf_counter() - start, "estimates": estimates}
+
+
+def _errors(estimates: list[np.ndarray], exact: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate([np.abs(np.asarray(e) - np.asarray(x)) for e, x in zip(estimates, exact)])
+
+
+def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, max_table_entries: int,
+                  seed: np.random.SeedSequence) -> dict:
+    """One network's row: its size, evidence, exact feasibility and every sampler's errors (module docstring)."""
+    from dogs.bounds import influence_bound
+    from dogs.exact import ModelTooLargeError, junction_tree_marginals
+    from dogs.models.evidence import condition
+    from dogs.sampling import scan_in_original
+    from dogs.scans import dogs_scan, systematic_scan
+
+    evidence_seed, run_seed = seed.spawn(2)
+    model, _ = load_network(name)
+    row = {"network": name, "variables": model.n_vars, "factors": model.n_factors,
+           "table_entries": int(model.log_values.size), "zero_entries": int(np.sum(np.isinf(model.log_values)))}
+    evidence = choose_evidence(model, n_evidence, np.random.default_rng(evidence_seed))
+    row["evidence"] = {str(k): v for k, v in evidence.items()}
+    conditioned = condition(model, evidence)
+    try:
+        exact = junction_tree_marginals(conditioned.model, max_table_entries=max_table_entries)
+    except ModelTooLargeError as exc:
+        row["skipped"] = f"exact inference out of reach: {' '.join(str(exc).split())[:200]}"
+        return row
+    truth = [np.asarray(m) for m in exact.node_marginals]
+    seed_int = int(run_seed.generate_state(1)[0])
+    reduced = conditioned.model
+    start = time.perf_counter()
+    bound = influence_bound(reduced)
+    result = dogs_scan(systematic_scan(reduced.n_vars, 2 * reduced.n_vars), np.ones(reduced.n_vars), bound)
+    setup = time.perf_counter() - start
+    dogs_indices = scan_in_original(result.scan, conditioned)
+    row["dogs_scan_length"] = int(result.scan.length)
+    row["dogs_variation"] = float(result.variation)
+    for sampler, scan, setup_s in (("DoGS", dogs_indices, setup), ("systematic", "systematic", 0.0)):
+        out = _ours(model, scan, evidence, chains, seconds, seed_int, setup_s)
+        table = out["table"]
+        estimates = [table[table["variable"] == int(i)]["probability"].to_numpy() for i in conditioned.free]
+        errors = _errors(estimates, truth)
+        bias = table["bound_average"].fillna(0.0).to_numpy()
+        order = [(int(i), k) for i, x in zip(conditioned.free, truth) for k in range(len(x))]
+        lookup = {(int(v), int(s)): r for r, (v, s) in enumerate(zip(table["variable"], table["state"]))}
+        rows = [lookup[key] for key in order]
+        within = errors <= 3.0 * table["std_error"].to_numpy()[rows] + bias[rows]
+        within |= ~np.isfinite(table["std_error"].to_numpy()[rows]) & (errors <= bias[rows] + 1e-12)
+        row[sampler] = {"draws": out["draws"], "seconds": out["seconds"], "mean_error": float(errors.mean()),
+                        "max_error": float(errors.max()), "coverage": float(within.mean()),
+                        "unconverged": int((~table["converged"]).sum()), "marginals": int(errors.size),
+                        "certified": int(np.isfinite(table["bound_average"]).sum())}
+    out = _pgmpy(model, conditioned, seconds, seed_int % 2**32)
+    if "error" in out:
+        row["pgmpy"] = {"error": out["error"]}
+    else:
+        errors = _errors(out["estimates"], truth)
+        row["pgmpy"] = {"draws": out["draws"], "seconds": out["seconds"], "mean_error": float(errors.mean()),
+                        "max_error": float(errors.max())}
+    return row
+
+
+def markdown_table(rows: list[dict], header: str) -> str:
+    """Scored networks, then the ones out of reach."""
+    lines = [header, "", "| network | variables | evidence | sampler | draws | mean error | max error | coverage | "
+             "unconverged | certified |", "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        if "skipped" in row:
+            continue
+        for sampler in SAMPLERS:
+            cell = row[sampler]
+            if "error" in cell:
+                lines.append(f"| {row['network']} | {row['variables']} | {len(row['evidence'])} | {sampler} | "
+                             f"{cell['error']} | | | | | |")
+                continue
+            coverage = f"{cell['coverage']:.1%}" if "coverage" in cell else ""
+            extra = (f"{cell['unconverged']}/{cell['marginals']} | {cell['certified']}/{cell['marginals']}"
+                     if "coverage" in cell else " | ")
+            lines.append(f"| {row['network']} | {row['variables']} | {len(row['evidence'])} | {sampler} | "
+                         f"{cell['draws']:,} | {cell['mean_error']:.2e} | {cell['max_error']:.2e} | {coverage} | "
+                         f"{extra} |")
+    skipped = [row for row in rows if "skipped" in row]
+    if skipped:
+        lines += ["", "Out of reach of exact inference at this limit:", ""]
+        lines += [f"- {row['network']} ({row['variables']} variables): {row['skipped']}" for row in skipped]
+    return "\n".join(lines) + "\n"
+
+
+def plot_scores(rows: list[dict], path: Path, title: str) -> None:
+    """Mean and largest error per network and sampler (log scale), coverage above ours."""
+    from matplotlib.figure import Figure
+
+    from dogs.plotting.style import save_figure
+
+    scored = [row for row in rows if "skipped" not in row]
+    fig = Figure(figsize=(max(6.0, 0.9 * len(scored) + 2), 4.5))
+    ax = fig.add_subplot()
+    width = 0.8 / len(SAMPLERS)
+    x = np.arange(len(scored))
+    for s, sampler in enumerate(SAMPLERS):
+        mean = [row[sampler].get("mean_error", np.nan) for row in scored]
+        worst = [row[sampler].get("max_error", np.nan) for row in scored]
+        bars = ax.bar(x + (s - 1) * width, mean, width, label=f"{sampler}: mean error")
+        ax.scatter(x + (s - 1) * width, worst, marker="_", s=120, color=bars.patches[0].get_facecolor() if bars.patches
+                   else None, label=f"{sampler}: largest error")
+    for i, row in enumerate(scored):
+        covered = min(row[s]["coverage"] for s in ("DoGS", "systematic"))
+        ax.annotate(f"{covered:.0%}", (i, 1.0), xycoords=("data", "axes fraction"), ha="center", va="bottom",
+                    fontsize=8)
+    ax.set_yscale("log")
+    ax.set_xticks(x, [row["network"] for row in scored], rotation=30, ha="right")
+    ax.set_ylabel("|estimate - exact posterior marginal|")
+    ax.set_title(title + "\n(numbers above: the lower coverage of ours, 3 SE + certified bias)", fontsize=9)
+    ax.legend(fontsize=7, ncol=2)
+    save_figure(fig, path)
+
+
+def _parse(argv):
+    parser = argparse.ArgumentParser(prog="python -m dogs.benchmarks.networks", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="JSON file to write (atomically)")
+    parser.add_argument("--table", type=Path, required=True, help="markdown table to write")
+    parser.add_argument("--figure", type=Path, required=True, help="PNG figure to write")
+    parser.add_argument("--networks", nargs="+", default=list(BUNDLED_NETWORKS),
+                        help="bundled networks (default: all 24 discrete ones)")
+    parser.add_argument("--evidence", type=int, default=3, help="observed variables per network (default 3)")
+    parser.add_argument("--chains", type=int, default=8, help="chains of our samplers (default 8)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="wall-clock budget per sampler (default 5)")
+    parser.add_argument("--max-table-entries", type=int, default=2**24,
+                        help="exact inference's limit on clique-table entries (default 2^24)")
+    parser.add_argument("--seed", type=int, default=20170806, help="root seed")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.networks) - set(BUNDLED_NETWORKS))
+    if unknown:
+        parser.error(f"unknown networks {unknown}; choose from {', '.join(BUNDLED_NETWORKS)}")
+    if args.evidence < 0 or args.chains < 2 or not (math.isfinite(args.seconds) and args.seconds > 0) \
+            or args.max_table_entries < 1 or args.seed < 0:
+        parser.error("--evidence >= 0, --chains >= 2 (split R-hat), --seconds > 0, --max-table-entries >= 1, "
+                     "--seed >= 0")
+    return args
+
+
+def main(argv=None) -> dict:
+    args = _parse(argv)
+    started = time.perf_counter()
+    seeds = np.random.SeedSequence(args.seed).spawn(len(BUNDLED_NETWORKS))
+    rows = []
+    for name in args.networks:
+        row = score_network(name, n_evidence=args.evidence, chains=args.chains, seconds=args.seconds,
+                            max_table_entries=args.max_table_entries, seed=seeds[BUNDLED_NETWORKS.index(name)])
+        rows.append(row)
+        summary = row.get("skipped") or ", ".join(
+            f"{s} {row[s]['mean_error']:.2e}" + (f" ({row[s]['coverage']:.0%})" if "coverage" in row[s] else "")
+            if "error" not in row[s] else f"{s}: {row[s]['error'][:60]}" for s in SAMPLERS)
+        print(f"{name}: {summary}", flush=True)
+    header = (f"Bundled Bayesian networks with {args.evidence} observed variables each, every sampler for "
+              f"{args.seconds:g} s of wall time (setup included); ours {args.chains} chains, pgmpy one; errors against "
+              f"the exact posterior marginals (junction tree, at most {args.max_table_entries:,} clique-table entries)")
+    result = {**run_record("dogs.benchmarks.networks", argv, args, machine_info()), "rows": rows,
+              "elapsed_s": time.perf_counter() - started}
+    write_json(args.out, result)
+    table = markdown_table(rows, header)
+    args.table.parent.mkdir(parents=True, exist_ok=True)
+    args.table.write_text(table)
+    plot_scores(rows, args.figure, f"{args.seconds:g} s per sampler, {args.evidence} observed variables")
+    print(table)
+    print(f"wrote {args.out}, {args.table}, {args.figure} in {result['elapsed_s']:.1f} s", file=sys.stderr)
+    return result
+
+
+if __name__ == "__main__":
+    main()
