@@ -20,7 +20,7 @@ import numpy as np
 from dogs.cli._checks import InputError, TooLargeError, readable_file
 from dogs.cli._guard import Guard
 
-__all__ = ["HigherOrderBinary", "MAX_ABS_PARAMETER", "load_model", "pairwise_only"]
+__all__ = ["HigherOrderBinary", "MAX_ABS_PARAMETER", "load_model", "pairwise_only", "theorem12_form"]
 
 #: Largest accepted magnitude of a coupling or field in a ``.npz`` model.
 MAX_ABS_PARAMETER = 1e150
@@ -42,8 +42,10 @@ class HigherOrderBinary:
 def load_model(path: str, guard: Guard):
     """``(model, log_constant)`` from a ``.uai`` or a package ``.npz`` file, checked before use.
 
-    A UAI network with a factor over more than two (binary) variables gives a :class:`HigherOrderBinary`,
-    which ``bound`` and ``scan`` accept (Theorem 12) and ``sample`` and ``exact`` refuse.
+    A pairwise ``MARKOV`` network with positive entries gives a pairwise model; any other UAI file (``BAYES``,
+    a factor over more than two variables, zero entries) a :class:`~dogs.models.factor_graph.DiscreteFactorGraph`
+    (:func:`dogs.models.uai.read_uai_model`), which ``exact`` takes, ``bound`` and ``scan`` take through
+    :func:`theorem12_form` when it is binary and positive, and ``sample`` refuses (:func:`pairwise_only`).
     """
     file = readable_file(path, "model file")
     suffix = file.suffix.lower()
@@ -52,23 +54,15 @@ def load_model(path: str, guard: Guard):
                          "or a dogs .npz model")
     guard.check(f"model file {path} (read whole)", 2.0 * file.stat().st_size)
     model, constant = _read_uai(file, guard) if suffix == ".uai" else (_read_npz(file, guard), 0.0)
-    n_edges = len(model.factors) if isinstance(model, HigherOrderBinary) else model.n_edges
-    guard.model(f"model file {path} ({model.n_vars} variables, {n_edges} interactions)", model.n_vars, n_edges)
+    guard.model(f"model file {path} ({model.n_vars} variables, {model.n_edges} interactions)", model.n_vars,
+                model.n_edges)
     return model, constant
 
 
 def _read_uai(file: Path, guard: Guard):
-    from dogs.models.binary import BinaryPairwiseMRF
-    from dogs.models.uai import binary_pairwise_terms, pairwise_model, parity_form, read_uai_network
+    from dogs.models.uai import read_uai_model
 
-    network = read_uai_network(file, max_table_entries=guard.table_entries())
-    if network.n_factors and network.scope_sizes.max() > 2:
-        n_vars, parities, h, constant = parity_form(network)
-        return HigherOrderBinary(n_vars, parities, h), constant
-    if np.all(network.cardinalities == 2):
-        edges, theta, h, offset = binary_pairwise_terms(network)
-        return BinaryPairwiseMRF(edges, theta, h), offset
-    return pairwise_model(network)
+    return read_uai_model(file, max_table_entries=guard.table_entries())
 
 
 def _read_npz(file: Path, guard: Guard):
@@ -150,8 +144,41 @@ def _npz_arrays(archive: zipfile.ZipFile, file: Path, guard: Guard) -> dict:
 
 
 def pairwise_only(model, command: str):
-    """``model``, unless it has factors over more than two variables (which ``command`` cannot handle)."""
-    if isinstance(model, HigherOrderBinary):
-        raise InputError(f"'dogs {command}' supports pairwise networks only; this one has factors over more than "
-                         "two variables ('dogs bound' and 'dogs scan' handle it with DoGS Theorem 12)")
+    """``model``, unless it is a factor graph (which ``command`` cannot handle yet)."""
+    from dogs.models.factor_graph import DiscreteFactorGraph
+
+    if isinstance(model, DiscreteFactorGraph):
+        raise InputError(f"'dogs {command}' supports pairwise Markov networks with positive entries only; this one is "
+                         f"{_why_factor_graph(model)} ('dogs exact' handles it)")
     return model
+
+
+def theorem12_form(model):
+    """A binary factor graph with positive entries in the parity form of DoGS Theorem 12 (:class:`HigherOrderBinary`),
+    for ``bound`` and ``scan``; any other model unchanged, except a factor graph those cannot handle yet (refused)."""
+    from dogs.models.factor_graph import DiscreteFactorGraph
+    from dogs.models.uai import parity_form
+
+    if not isinstance(model, DiscreteFactorGraph):
+        return model
+    problem = ("variables with more than two states" if np.any(model.cardinalities != 2)
+               else "zero entries" if np.isneginf(model.log_values).any() else None)
+    if problem:
+        raise InputError(f"'dogs bound' and 'dogs scan' handle factors over more than two variables for binary "
+                         f"variables only, with positive entries (DoGS Theorem 12); this network has {problem}")
+    n_vars, factors, h, _ = parity_form(model)
+    return HigherOrderBinary(n_vars, factors, h)
+
+
+def _why_factor_graph(model) -> str:
+    """What makes ``model`` a factor graph rather than a pairwise network, in words."""
+    reasons = []
+    if model.kind == "BAYES":
+        reasons.append("a Bayesian network")
+    if model.n_factors and int(np.diff(model.scope_starts).max()) > 2:
+        reasons.append("has factors over more than two variables")
+    if np.isneginf(model.log_values).any():
+        reasons.append("has zero entries")
+    if not reasons:
+        return "a factor graph"
+    return reasons[0] if len(reasons) == 1 else ", ".join(reasons[:-1]) + " and " + reasons[-1]
