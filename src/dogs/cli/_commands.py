@@ -37,7 +37,6 @@ from dogs.cli._models import HigherOrderBinary, load_model, theorem12_form
 from dogs.cli._output import write_bound, write_scan
 from dogs.cli._plots import check_plot, plot_scan
 from dogs.models.discrete import cardinalities
-from dogs.models.factor_graph import DiscreteFactorGraph
 
 __all__ = ["cmd_bound", "cmd_exact", "cmd_scan", "make_scan", "scan_comparison", "scan_summary"]
 
@@ -292,7 +291,7 @@ def cmd_exact(args, guard: Guard):
                          "for exact inference)") from None
     rows = [{"variable": int(free[r]), "state": k, "probability": float(m[k])}
             for r, m in enumerate(exact.node_marginals) for k in range(len(m))]
-    cards = full.cardinalities if isinstance(full, DiscreteFactorGraph) else cardinalities(full)
+    cards = cardinalities(full)
     evidence = [] if conditioned is None else [{"variable": i, "state": k, "cardinality": int(cards[i])}
                                                for i, k in conditioned.evidence.items()]
     return {"n_vars": full.n_vars, "log_partition": float(exact.log_partition + constant), "method": exact.method,

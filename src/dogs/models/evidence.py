@@ -116,7 +116,7 @@ def check_evidence(model, evidence) -> dict:
         raise TypeError(f"evidence needs a BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph, got "
                         f"{type(model).__name__}")
     pairs = evidence.items() if hasattr(evidence, "items") else evidence
-    cards = model.cardinalities if isinstance(model, DiscreteFactorGraph) else cardinalities(model)
+    cards = cardinalities(model)
     names = getattr(model, "names", None)
     state_names = getattr(model, "state_names", None)
     index = None
