@@ -24,8 +24,8 @@ A factor graph (:class:`~dogs.models.factor_graph.DiscreteFactorGraph`) is condi
 observed variables out of every table: factor :math:`f` becomes :math:`\phi_f(x_{S_f \cap U}, e_{S_f \cap O})`
 over its unobserved variables, and a factor left with no variable is a constant that joins ``log_constant``.
 The reduced graph is a Markov network (kind ``"MARKOV"``: a conditioned Bayesian network is no longer one)
-with the names and state names of the free variables. For a Bayesian network :math:`Z = 1`, so
-:math:`\log Z_{reduced} + \text{log\_constant} = \log P(x_O = e)`.
+with the names and state names of the free variables. For a Bayesian network (rows of its tables summing to
+1) :math:`Z = 1`, so :math:`\log Z_{reduced} + \text{log\_constant} = \log P(x_O = e)`.
 
 Naming the evidence. Variables and labels are integers (indices and labels as above). A factor graph with
 ``names`` (one read from pgmpy, say) also takes a variable by its name and, with ``state_names``, a label by

@@ -328,8 +328,10 @@ def _read_flat(path, max_table_entries: int | None) -> UAINetwork:
         k = int(np.argmin(good))
         f = int(np.searchsorted(table_starts, k, side="right") - 1)
         r.fail(f"factor {f} has the entry {values[k]:g}; entries must be finite and non-negative")
-    positive = np.zeros(n_factors, dtype=bool)
-    positive[np.searchsorted(table_starts, np.flatnonzero(values), side="right") - 1] = True
+    positive = np.ones(n_factors, dtype=bool)
+    if not values.all():  # some zero: is any factor zero everywhere?
+        positive[:] = False
+        positive[np.searchsorted(table_starts, np.flatnonzero(values), side="right") - 1] = True
     if not positive.all():
         f = int(np.argmin(positive))
         r.fail(f"factor {f} over variables {_scope(scope_vars, scope_starts, f)} is zero everywhere: no state has "
@@ -380,7 +382,8 @@ def _bayes_problem(cards, scope_starts, scope_vars, table_starts, values) -> str
                 ready.append(g)
     if placed < n_factors:
         v = int(children[np.flatnonzero(waiting > 0)[0]])
-        return f"the parents form a directed cycle through variable {v}; a Bayesian network's graph is acyclic"
+        return (f"the parents form a directed cycle (variable {v} lies on or below it); a Bayesian network's graph "
+                "is acyclic")
     for f in range(n_factors):
         k = int(cards[children[f]])
         sums = values[table_starts[f]:table_starts[f + 1]].reshape(-1, k).sum(axis=1)
