@@ -2,7 +2,7 @@
 
 Each case is malformed UAI or ``.npz`` model files, bad side files (scans, weights) or bad arguments,
 grouped by class: truncated files, wrong counts, huge declared sizes, non-ASCII digits, NaN / infinite /
-negative / zero entries, garbage bytes, wrong container types, bad options and output paths. For every
+negative entries and all-zero tables, garbage bytes, wrong container types, bad options and output paths. For every
 case the command must exit with 2 (bad input) or 3 (too large), print exactly one line on standard
 error and nothing on standard output, never a traceback, and stay within bounded time and memory
 (``MAX_SECONDS`` and ``MAX_TRACED_BYTES`` per case, memory measured with ``tracemalloc``, which sees
@@ -79,11 +79,11 @@ def _uai_cases() -> dict[str, tuple[bytes, int]]:
         "nan entry": ("1.0 2.0\n", "nan 2.0\n"),
         "inf entry": ("1.0 2.0\n", "inf 2.0\n"),
         "overflowing entry": ("1.0 2.0\n", "1e400 2.0\n"),
-        "underflowing entry": ("1.0 2.0\n", "1e-400 2.0\n"),
         "negative entry": ("1.0 2.0\n", "-1.0 2.0\n"),
-        "zero entry": ("1.0 2.0\n", "0 2.0\n"),
-        "negative zero entry": ("1.0 2.0\n", "-0.0 2.0\n"),
-        # not a Markov network
+        "factor zero everywhere": ("1.0 2.0\n", "0 0\n"),
+        "factor negative zero everywhere": ("1.0 2.0\n", "-0.0 -0.0\n"),
+        "positive entry that reads as zero": ("1.0 2.0\n", "1e-400 2.0\n"),
+        # not a network of the declared kind (seven tables for four variables is no Bayesian network)
         "bayes network": ("MARKOV", "BAYES"),
         "no header word": ("MARKOV\n", ""),
         "all on one line": (None, None),

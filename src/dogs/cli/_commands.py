@@ -21,7 +21,9 @@ are zero (an observed variable never changes and influences nothing); ``scan`` t
 variables only, skips base-scan steps on observed ones, and writes the DoGS scan in the model's indices
 (a ``-1`` step is a uniform choice among the unobserved variables); ``exact`` gives the conditional
 marginals of the unobserved variables and ``log_partition`` = log of the network's mass with the evidence
-fixed (log Z + log P(evidence)).
+fixed (log Z + log P(evidence); for a ``BAYES`` network, where Z = 1, log P(evidence)). ``exact`` also takes
+the networks the others do not yet (``BAYES`` files, factors over three or more variables, zero entries;
+:class:`~dogs.models.factor_graph.DiscreteFactorGraph`), and says so when evidence has probability zero.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 from dogs.cli._checks import InputError, TooLargeError, count, non_negative_float, output_path, read_index_file
 from dogs.cli._evidence import conditioned_model
 from dogs.cli._guard import Guard
-from dogs.cli._models import HigherOrderBinary, load_model, pairwise_only
+from dogs.cli._models import load_model
 from dogs.cli._output import write_bound, write_scan
 from dogs.cli._plots import check_plot, plot_scan
 from dogs.models.discrete import cardinalities
@@ -43,25 +45,19 @@ _BELOW_ONE = float(np.nextafter(1.0, 0.0))
 
 
 def _bound(model, method: str, guard: Guard):
-    """The influence bound of ``model`` by ``method`` (:func:`dogs.bounds.influence_bound`; Theorem 12 for a
-    :class:`HigherOrderBinary`).
+    """The influence bound of ``model`` by ``method`` (:func:`dogs.bounds.influence_bound`).
 
     A :class:`~dogs.models.factor_graph.DiscreteFactorGraph` takes ``auto`` (exact influence where the Markov
     blanket is small, the factor bound elsewhere), ``exact``, ``factor``, ``theorem10`` (the factor bound without
     its binary refinement) and, for binary networks without zero entries, ``theorem12`` (on the parity
     expansion, as printed).
     """
-    from dogs.bounds import influence_bound, influence_higher_order
+    from dogs.bounds import influence_bound
     from dogs.models.factor_graph import DiscreteFactorGraph
 
     if isinstance(model, DiscreteFactorGraph):
         _check_factor_graph_method(model, method, guard)
         return influence_bound(model, method).tocsr()
-    if isinstance(model, HigherOrderBinary):
-        if method not in ("auto", "theorem12"):
-            raise InputError(f"a network with factors over more than two variables takes --method auto or theorem12 "
-                             f"(DoGS Theorem 12), not {method}")
-        return influence_higher_order(model.n_vars, model.factors, model.h).tocsr()
     if hasattr(model, "cardinalities") and method in ("auto", "theorem10"):
         guard.theorem10(model.cardinalities[model.edges].tolist())
     if (method == "theorem12" and not hasattr(model, "cardinalities")) or method == "factor":
@@ -294,11 +290,11 @@ def scan_summary(indices: np.ndarray, n_vars: int, shown: int = 10) -> dict:
 
 def cmd_exact(args, guard: Guard):
     from dogs.exact.elimination import ModelTooLargeError
+    from dogs.exact.enumeration import ZeroProbabilityError
     from dogs.exact.junction_tree import junction_tree_marginals
 
     cap = count(args.max_table_entries, "--max-table-entries")
     model, constant = load_model(args.model, guard)
-    pairwise_only(model, "exact")
     full = model
     model, conditioned = conditioned_model(args.evidence, model)
     free = np.arange(model.n_vars) if conditioned is None else conditioned.free
@@ -311,6 +307,11 @@ def cmd_exact(args, guard: Guard):
         limit = (f"--max-table-entries {args.max_table_entries}" if allowed == cap
                  else f"{allowed} entries, what the memory limit allows")
         raise TooLargeError(f"the model is too large for exact inference (limit {limit}): {exc}") from None
+    except ZeroProbabilityError:
+        where = f"the evidence in {args.evidence} has probability zero" if conditioned is not None else \
+            "the network gives every state probability zero"
+        raise InputError(f"{where}: the junction tree found the network's mass to be 0 (its zero entries rule out "
+                         "every state)") from None
     except FloatingPointError:
         raise InputError("the model's log potentials overflow float64 in the junction tree (parameters too large "
                          "for exact inference)") from None

@@ -9,7 +9,6 @@ under ``evidence``.
 from __future__ import annotations
 
 from dogs.cli._checks import InputError, readable_file
-from dogs.cli._models import HigherOrderBinary
 
 __all__ = ["conditioned_model", "load_evidence"]
 
@@ -21,9 +20,6 @@ def load_evidence(path: str | None, model) -> dict:
     if path is None:
         return {}
     file = readable_file(path, "evidence file")
-    if isinstance(model, HigherOrderBinary):
-        raise InputError("--evidence supports pairwise networks only; this one has factors over more than two "
-                         "variables")
     try:
         evidence = check_evidence(model, read_uai_evidence(file, model.n_vars))
     except EvidenceError as exc:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import zipfile
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,7 @@ import numpy as np
 from dogs.cli._checks import InputError, TooLargeError, readable_file
 from dogs.cli._guard import Guard
 
-__all__ = ["HigherOrderBinary", "MAX_ABS_PARAMETER", "load_model", "pairwise_only"]
+__all__ = ["MAX_ABS_PARAMETER", "load_model"]
 
 #: Largest accepted magnitude of a coupling or field in a ``.npz`` model.
 MAX_ABS_PARAMETER = 1e150
@@ -30,20 +29,12 @@ _KIND_NAMES = {"b": "boolean", "c": "complex", "O": "Python object", "U": "text"
                "V": "structured", "M": "date", "m": "time-delta"}
 
 
-@dataclass(frozen=True)
-class HigherOrderBinary:
-    """A binary network with factors over more than two variables, in the parity form of DoGS Theorem 12."""
-
-    n_vars: int
-    factors: list
-    h: np.ndarray
-
-
 def load_model(path: str, guard: Guard):
     """``(model, log_constant)`` from a ``.uai`` or a package ``.npz`` file, checked before use.
 
-    A UAI network with a factor over more than two (binary) variables gives a :class:`HigherOrderBinary`,
-    which ``bound`` and ``scan`` accept (Theorem 12) and ``sample`` and ``exact`` refuse.
+    A pairwise ``MARKOV`` network with positive entries gives a pairwise model; any other UAI file (``BAYES``,
+    a factor over more than two variables, zero entries) a :class:`~dogs.models.factor_graph.DiscreteFactorGraph`
+    (:func:`dogs.models.uai.read_uai_model`), which every subcommand takes.
     """
     file = readable_file(path, "model file")
     suffix = file.suffix.lower()
@@ -52,23 +43,15 @@ def load_model(path: str, guard: Guard):
                          "or a dogs .npz model")
     guard.check(f"model file {path} (read whole)", 2.0 * file.stat().st_size)
     model, constant = _read_uai(file, guard) if suffix == ".uai" else (_read_npz(file, guard), 0.0)
-    n_edges = len(model.factors) if isinstance(model, HigherOrderBinary) else model.n_edges
-    guard.model(f"model file {path} ({model.n_vars} variables, {n_edges} interactions)", model.n_vars, n_edges)
+    guard.model(f"model file {path} ({model.n_vars} variables, {model.n_edges} interactions)", model.n_vars,
+                model.n_edges)
     return model, constant
 
 
 def _read_uai(file: Path, guard: Guard):
-    from dogs.models.binary import BinaryPairwiseMRF
-    from dogs.models.uai import binary_pairwise_terms, pairwise_model, parity_form, read_uai_network
+    from dogs.models.uai import read_uai_model
 
-    network = read_uai_network(file, max_table_entries=guard.table_entries())
-    if network.n_factors and network.scope_sizes.max() > 2:
-        n_vars, parities, h, constant = parity_form(network)
-        return HigherOrderBinary(n_vars, parities, h), constant
-    if np.all(network.cardinalities == 2):
-        edges, theta, h, offset = binary_pairwise_terms(network)
-        return BinaryPairwiseMRF(edges, theta, h), offset
-    return pairwise_model(network)
+    return read_uai_model(file, max_table_entries=guard.table_entries())
 
 
 def _read_npz(file: Path, guard: Guard):
@@ -147,11 +130,3 @@ def _npz_arrays(archive: zipfile.ZipFile, file: Path, guard: Guard) -> dict:
         with archive.open(info) as stream:
             arrays[key] = np.lib.format.read_array(stream, allow_pickle=False)
     return arrays
-
-
-def pairwise_only(model, command: str):
-    """``model``, unless it has factors over more than two variables (which ``command`` cannot handle)."""
-    if isinstance(model, HigherOrderBinary):
-        raise InputError(f"'dogs {command}' supports pairwise networks only; this one has factors over more than "
-                         "two variables ('dogs bound' and 'dogs scan' handle it with DoGS Theorem 12)")
-    return model

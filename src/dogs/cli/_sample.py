@@ -50,7 +50,7 @@ from dogs.cli._checks import InputError, count, output_path, seed as parse_seed
 from dogs.cli._commands import make_scan
 from dogs.cli._evidence import load_evidence
 from dogs.cli._guard import Guard
-from dogs.cli._models import load_model, pairwise_only
+from dogs.cli._models import load_model
 from dogs.models.discrete import cardinalities
 from dogs.cli._plots import check_mar_request, check_plot, plot_sample
 from dogs.sampling import RHAT_THRESHOLD, diagnose
@@ -80,7 +80,7 @@ def cmd_sample(args, guard: Guard):
     length = None if args.length is None else count(args.length, "--length")
     root = parse_seed(args.seed)
     start = "dispersed" if args.start == "random" else count(args.start, "--start", minimum=0)
-    model = pairwise_only(load_model(args.model, guard)[0], "sample")
+    model = load_model(args.model, guard)[0]
     evidence = load_evidence(args.evidence, model)
     check_mar_request(args.format, args.vars, args.certify)
     plot = check_plot(args.plot, model)

@@ -226,7 +226,7 @@ def elimination_order(model, order: str = "min_fill") -> list[int]:
 
     Parameters
     ----------
-    model : BinaryPairwiseMRF or DiscretePairwiseMRF
+    model : BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph
     order : {"row_major", "min_degree", "min_fill"}
         ``"row_major"`` is the index order (row-major on lattices); the greedy
         heuristics break ties by the smaller variable index (min-fill first by
@@ -387,7 +387,7 @@ def plan_junction_tree(model, order="auto", max_table_entries: int = 2**27) -> J
 
     Parameters
     ----------
-    model : BinaryPairwiseMRF or DiscretePairwiseMRF
+    model : BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph
     order : {"auto", "row_major", "min_degree", "min_fill"} or sequence of int
         ``"auto"`` tries :data:`AUTO_CANDIDATES` and keeps the order with the
         smallest total clique-table size (a greedy candidate is abandoned once

@@ -1,23 +1,27 @@
 r"""Exact marginals by enumerating the whole state space (small models only).
 
 For a discrete pairwise MRF (:class:`~dogs.models.DiscretePairwiseMRF`, DoGS
-eq. (2)) or a binary one (:class:`~dogs.models.BinaryPairwiseMRF`, DoGS
-eq. (3), each edge counted once),
+eq. (2)), a binary one (:class:`~dogs.models.BinaryPairwiseMRF`, DoGS
+eq. (3), each edge counted once) or a factor graph
+(:class:`~dogs.models.factor_graph.DiscreteFactorGraph`, any factors, zero entries as ``-inf``),
 
 .. math::
 
     \log \pi(x) = L(x) - \log Z, \qquad
-    L(x) = \sum_i \phi_i(x_i) + \sum_{(i,j) \in E} \theta^{ij}(x_i, x_j), \qquad
+    L(x) = \sum_f \theta_f(x_{S_f}) \quad \Big(= \sum_i \phi_i(x_i) + \sum_{(i,j) \in E} \theta^{ij}(x_i, x_j)
+    \text{ for a pairwise model}\Big), \qquad
     \log Z = \log \sum_x e^{L(x)},
 
 the log potential ``L`` is built once as a dense tensor of shape
-``(K_0, ..., K_{p-1})`` by broadcasting each unary and pairwise table onto its
+``(K_0, ..., K_{p-1})`` by broadcasting each factor's table onto its
 axes, ``log Z`` is a log-sum-exp (stable for any ``log Z``, including
 ``log Z > 709`` where ``exp`` overflows float64), and every marginal is a sum of
-``pi = exp(L - log Z)`` over the other axes.
+``pi = exp(L - log Z)`` over the other axes. A model under which every state has weight 0
+(:math:`Z = 0`, possible only with zero entries: impossible evidence, say) raises
+:class:`ZeroProbabilityError` in every engine.
 
 This module also defines :class:`ExactMarginals`, the result type shared by all
-exact engines of :mod:`dogs.exact`.
+exact engines of :mod:`dogs.exact`, and :func:`log_factors`, every model's factors in one form.
 """
 
 from __future__ import annotations
@@ -29,12 +33,17 @@ from typing import Mapping
 
 import numpy as np
 
-__all__ = ["ExactMarginals", "ModelStructure", "as_discrete_model", "brute_force", "model_structure"]
+__all__ = ["ExactMarginals", "ModelStructure", "ZeroProbabilityError", "as_discrete_model", "brute_force", "log_factors",
+           "model_structure"]
+
+
+class ZeroProbabilityError(ValueError):
+    """Every state of the model has weight 0 (:math:`Z = 0`): with evidence, the evidence has probability 0."""
 
 
 @dataclass(frozen=True, eq=False)
 class ExactMarginals:
-    r"""Exact single-site and pairwise marginals and the log partition function of a pairwise MRF.
+    r"""Exact single-site and pairwise marginals and the log partition function of a model.
 
     Parameters
     ----------
@@ -43,7 +52,8 @@ class ExactMarginals:
         model state 0 is the spin ``-1`` and state 1 the spin ``+1``.
     edge_marginals : tuple of (K_i, K_j) arrays
         ``edge_marginals[e][a, b] = P(X_i = a, X_j = b)`` for ``edges[e] = (i, j)``,
-        aligned with ``model.edges`` (``i < j``).
+        aligned with ``model.edges`` (``i < j``; for a factor graph, the pairs of variables that share a
+        factor, :func:`model_structure`).
     log_partition : float
         ``log Z``, the log of the normaliser of ``exp(L(x))``.
     edges : (E, 2) int array
@@ -142,20 +152,48 @@ class ModelStructure:
 
 
 def model_structure(model) -> ModelStructure:
-    """The :class:`ModelStructure` of a binary or discrete pairwise MRF (no conversion, no tables).
+    """The :class:`ModelStructure` of a binary or discrete pairwise MRF or a factor graph (no conversion, no tables).
+
+    A factor graph's edges are the pairs ``i < j`` of variables that share a factor (its interaction graph, in
+    which every scope is a clique, so every factor lies in a clique of any triangulation of it).
 
     Raises
     ------
     TypeError
-        If ``model`` is neither a ``BinaryPairwiseMRF`` nor a ``DiscretePairwiseMRF``.
+        If ``model`` is none of these.
     """
     from dogs.models import BinaryPairwiseMRF, DiscretePairwiseMRF
+    from dogs.models.factor_graph import DiscreteFactorGraph
 
     if isinstance(model, BinaryPairwiseMRF):
         return ModelStructure(np.full(model.n_vars, 2, dtype=np.int64), model.edges, model.shape)
     if isinstance(model, DiscretePairwiseMRF):
         return ModelStructure(model.cardinalities, model.edges, model.shape)
-    raise TypeError(f"model must be a BinaryPairwiseMRF or a DiscretePairwiseMRF, got {type(model).__name__}")
+    if isinstance(model, DiscreteFactorGraph):
+        owner = np.repeat(np.arange(model.n_vars), np.diff(model.indptr))
+        upper = owner < model.neighbors
+        return ModelStructure(model.cardinalities, np.stack([owner[upper], model.neighbors[upper]], axis=1), None)
+    raise TypeError(f"model must be a BinaryPairwiseMRF, a DiscretePairwiseMRF or a DiscreteFactorGraph, got "
+                    f"{type(model).__name__}")
+
+
+def log_factors(model) -> list[tuple[tuple[int, ...], np.ndarray]]:
+    """Every factor of ``model`` as ``(scope, log table)``, the table's axes in scope order.
+
+    A pairwise model gives its unary tables then its edge tables (binary models via ``to_discrete()``, state 0 =
+    spin -1); a factor graph its factors as stored, plus a zero (uniform) unary table for each variable in no
+    factor, so that every variable appears in some scope.
+    """
+    from dogs.models.factor_graph import DiscreteFactorGraph
+
+    if isinstance(model, DiscreteFactorGraph):
+        factors = model.factors()
+        covered = np.zeros(model.n_vars, dtype=bool)
+        covered[model.scope_vars] = True
+        return factors + [((v,), np.zeros(int(model.cardinalities[v]))) for v in np.flatnonzero(~covered).tolist()]
+    discrete = as_discrete_model(model)
+    return ([((v,), unary) for v, unary in enumerate(discrete.unary)]
+            + [((i, j), table) for (i, j), table in zip(discrete.edges.tolist(), discrete.tables)])
 
 
 def check_positive_int(name: str, value) -> int:
@@ -168,22 +206,25 @@ def check_positive_int(name: str, value) -> int:
 
 
 def log_potential_tensor(model) -> np.ndarray:
-    r"""Dense tensor ``L[x_0, ..., x_{p-1}] = sum_i phi_i(x_i) + sum_e theta^e(x_i, x_j)`` (no size check).
-
-    ``model`` must already be a ``DiscretePairwiseMRF``; axis ``i`` is variable ``i``.
-    """
-    card = tuple(int(k) for k in model.cardinalities)
-    p = len(card)
+    r"""Dense tensor ``L[x_0, ..., x_{p-1}] = sum_f theta_f(x_{S_f})`` of any model (no size check); axis ``i`` is
+    variable ``i``, ``-inf`` where a factor is zero."""
+    card = tuple(int(k) for k in model_structure(model).cardinalities)
     log_pot = np.zeros(card)
-    for i, unary in enumerate(model.unary):
-        shape = [1] * p
-        shape[i] = card[i]
-        log_pot += unary.reshape(shape)
-    for (i, j), table in zip(model.edges, model.tables):
-        shape = [1] * p
-        shape[i], shape[j] = card[i], card[j]
-        log_pot += table.reshape(shape)
+    for scope, table in log_factors(model):
+        log_pot += broadcast_table(table, scope, range(len(card)), card)
     return log_pot
+
+
+def broadcast_table(table: np.ndarray, scope, axes_vars, card) -> np.ndarray:
+    """``table`` (axes in ``scope`` order) as an array that broadcasts onto the axes ``axes_vars`` (sorted variables,
+    sizes from ``card``, indexed by variable), size 1 along the variables outside the scope."""
+    axes_vars = list(axes_vars)
+    position = {v: a for a, v in enumerate(axes_vars)}
+    order = np.argsort([position[v] for v in scope]) if len(scope) else np.zeros(0, dtype=np.int64)
+    shape = [1] * len(axes_vars)
+    for v in scope:
+        shape[position[v]] = int(card[v])
+    return np.transpose(np.asarray(table), order).reshape(shape)
 
 
 def brute_force(model, max_vars: int = 20) -> ExactMarginals:
@@ -197,7 +238,7 @@ def brute_force(model, max_vars: int = 20) -> ExactMarginals:
 
     Parameters
     ----------
-    model : BinaryPairwiseMRF or DiscretePairwiseMRF
+    model : BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph
         The model (binary models are converted with ``to_discrete()``: state 0 = spin -1).
     max_vars : int, default 20
         Refuse models with more than ``max_vars`` variables or more than
@@ -211,9 +252,11 @@ def brute_force(model, max_vars: int = 20) -> ExactMarginals:
     Raises
     ------
     TypeError
-        If ``model`` is not a pairwise MRF or ``max_vars`` is not an integer.
+        If ``model`` is not a model of this package or ``max_vars`` is not an integer.
     ValueError
         If the model has more than ``max_vars`` variables or ``2**max_vars`` states.
+    ZeroProbabilityError
+        If every state has weight 0.
     """
     max_vars = check_positive_int("max_vars", max_vars)
     card = [int(k) for k in model_structure(model).cardinalities]
@@ -224,9 +267,12 @@ def brute_force(model, max_vars: int = 20) -> ExactMarginals:
             f"({n_states * 8 / 2**30:.3g} GiB as float64), above the limit of max_vars = {max_vars} "
             f"variables / 2**{max_vars} = {2**max_vars} states; use junction_tree_marginals instead"
         )
-    discrete = as_discrete_model(model)
-    log_pot = log_potential_tensor(discrete)
+    edges = model_structure(model).edges
+    log_pot = log_potential_tensor(model)
     peak = log_pot.max()
+    if peak == -np.inf:
+        raise ZeroProbabilityError("every state of the model has weight 0 (Z = 0); with evidence, the evidence has "
+                                   "probability 0")
     prob = np.exp(log_pot - peak)
     total = prob.sum()
     log_z = float(peak + np.log(total))
@@ -234,5 +280,5 @@ def brute_force(model, max_vars: int = 20) -> ExactMarginals:
     p = len(card)
     all_axes = set(range(p))
     node = [prob.sum(axis=tuple(sorted(all_axes - {i}))) for i in range(p)]
-    pair = [prob.sum(axis=tuple(sorted(all_axes - {int(i), int(j)}))) for i, j in discrete.edges]
-    return ExactMarginals(node, pair, log_z, discrete.edges, "enumeration", {"n_states": n_states})
+    pair = [prob.sum(axis=tuple(sorted(all_axes - {int(i), int(j)}))) for i, j in edges]
+    return ExactMarginals(node, pair, log_z, edges, "enumeration", {"n_states": n_states})

@@ -1,11 +1,13 @@
 r"""Exact marginals and ``log Z`` from a pgmpy junction tree, calibrated in two rescaled passes.
 
 The model is a pairwise MRF (DoGS eq. (2); binary models, eq. (3) with each
-edge counted once, enter through ``to_discrete()``, state 0 = spin -1):
+edge counted once, enter through ``to_discrete()``, state 0 = spin -1) or a
+factor graph (:class:`~dogs.models.factor_graph.DiscreteFactorGraph`, zero
+entries allowed):
 
 .. math::
 
-    \pi(x) = \frac{1}{Z} \prod_i \psi_i(x_i) \prod_{(i,j) \in E} \psi_{ij}(x_i, x_j),
+    \pi(x) = \frac{1}{Z} \prod_f \psi_f(x_{S_f}),
     \qquad \psi = \exp(\text{log potential}).
 
 Junction tree (Lauritzen & Spiegelhalter 1988; Koller & Friedman 2009,
@@ -14,18 +16,24 @@ ch. 10). The cliques and the tree come from :func:`~dogs.exact.plan_junction_tre
 default triangulation gives 31-33-variable cliques on 9x9 and 10x10 lattices,
 and the treewidth guard); this module does the numeric part:
 
-1. **Clique potentials.** Each unary and pairwise log table is added to the
-   smallest clique (by table size) that contains its variables; each clique
-   table is exponentiated after subtracting its maximum, which is kept as a
-   log offset, and becomes a pgmpy ``DiscreteFactor`` named by strings
-   (:func:`~dogs.exact.pgmpy_support.node_name`).
+1. **Clique potentials.** Each factor's log table (:func:`~dogs.exact.enumeration.log_factors`)
+   is added to the smallest clique (by table size) that contains its scope
+   (every scope is a clique of the interaction graph, so some clique of its
+   triangulation contains it); each clique table is exponentiated after
+   subtracting its maximum, which is kept as a log offset, and becomes a pgmpy
+   ``DiscreteFactor`` named by strings (:func:`~dogs.exact.pgmpy_support.node_name`).
+   A clique table whose maximum is ``-inf`` (its factors are zero together
+   everywhere) means :math:`Z = 0`: :class:`~dogs.exact.ZeroProbabilityError`.
 2. **Two-pass calibration** (Hugin schedule) on pgmpy ``DiscreteFactor``
    operations: one collect pass towards the root and one distribute pass back,
    one message per tree edge each way. pgmpy itself works in float64 without
    rescaling, so beliefs overflow once ``log Z > 709`` (where ``exp`` overflows
    float64; e.g. a 9x9 torus at coupling 5 has ``log Z`` near 800). Here every
    factor and message is divided by its maximum and the logarithm of that
-   maximum is carried as an offset, so ``log Z`` stays exact at any size:
+   maximum is carried as an offset, so ``log Z`` stays exact at any size (a
+   maximum of 0 is again :math:`Z = 0`; zero entries stay exact zeros, and the
+   distribute pass divides 0 by 0 only where a message is 0, which pgmpy
+   makes 0):
 
    .. math::
 
@@ -50,48 +58,46 @@ import time
 import numpy as np
 
 from dogs.exact.elimination import JunctionTreePlan, plan_junction_tree
-from dogs.exact.enumeration import ExactMarginals, as_discrete_model
+from dogs.exact.enumeration import ExactMarginals, ZeroProbabilityError, broadcast_table, log_factors, model_structure
 from dogs.exact.pgmpy_support import import_pgmpy, node_name, table_by_name
 
 __all__ = ["junction_tree_marginals"]
 
 
-def _smallest_clique_for(plan: JunctionTreePlan, p: int, edges: np.ndarray):
-    """For every variable and every edge, the index of the smallest clique (by table size) containing it."""
-    containing: list[list[int]] = [[] for _ in range(p)]
+def _smallest_cliques(plan: JunctionTreePlan, p: int, scopes):
+    """For every scope (a tuple of variables), the index of the smallest clique (by table size) containing it."""
+    containing: list[set[int]] = [set() for _ in range(p)]
     for c, clique in enumerate(plan.cliques):
         for v in clique:
-            containing[v].append(c)
+            containing[v].add(c)
     size = plan.clique_entries
-    node_home = [min(containing[v], key=size.__getitem__) for v in range(p)]
-    edge_home = []
-    for i, j in edges.tolist():
-        both = set(containing[i]).intersection(containing[j])
-        if not both:
-            raise RuntimeError(f"internal error: edge ({i}, {j}) is in no clique of the junction tree")
-        edge_home.append(min(both, key=size.__getitem__))
-    return node_home, edge_home
+    homes = []
+    for scope in scopes:
+        shared = set.intersection(*(containing[v] for v in scope)) if scope else set(range(len(plan.cliques)))
+        if not shared:
+            raise RuntimeError(f"internal error: the scope {tuple(scope)} is in no clique of the junction tree")
+        homes.append(min(shared, key=size.__getitem__))
+    return homes
 
 
-def _clique_log_potentials(discrete, plan: JunctionTreePlan, node_home, edge_home):
-    """Log potential of each clique: sum of the unary and pairwise log tables assigned to it (axes = sorted vars)."""
-    card = discrete.cardinalities
+def _clique_log_potentials(card, plan: JunctionTreePlan, factors):
+    """Log potential of each clique (axes = its sorted variables): the sum of the factors' log tables assigned to it,
+    each factor to the smallest clique containing its scope (a constant factor to the first clique)."""
     logs = [np.zeros(tuple(int(card[v]) for v in clique)) for clique in plan.cliques]
-    axis_of = [{v: a for a, v in enumerate(clique)} for clique in plan.cliques]
-    for v, c in enumerate(node_home):
-        shape = [1] * len(plan.cliques[c])
-        shape[axis_of[c][v]] = int(card[v])
-        logs[c] += discrete.unary[v].reshape(shape)
-    for (i, j), table, c in zip(discrete.edges.tolist(), discrete.tables, edge_home):
-        shape = [1] * len(plan.cliques[c])
-        shape[axis_of[c][i]], shape[axis_of[c][j]] = int(card[i]), int(card[j])
-        logs[c] += table.reshape(shape)  # i < j and cliques are sorted, so table axes are in clique order
+    homes = _smallest_cliques(plan, len(card), [scope for scope, _ in factors])
+    for (scope, table), c in zip(factors, homes):
+        logs[c] += broadcast_table(table, scope, plan.cliques[c], card)
     return logs
 
 
 def _rescale_max(factor) -> float:
-    """Divide ``factor`` in place by its maximum; return the log of that maximum."""
+    """Divide ``factor`` in place by its maximum; return the log of that maximum.
+
+    A maximum of 0 means that every state has weight 0 (:class:`ZeroProbabilityError`)."""
     peak = float(factor.values.max())
+    if peak == 0:
+        raise ZeroProbabilityError("every state of the model has weight 0 (Z = 0): the junction tree found a clique "
+                                   "or message that is zero everywhere; with evidence, the evidence has probability 0")
     if not (np.isfinite(peak) and peak > 0):
         raise FloatingPointError(f"junction tree calibration failed: a factor has maximum {peak}")
     factor.values /= peak
@@ -154,7 +160,7 @@ def junction_tree_marginals(model, order="auto", max_table_entries: int = 2**27)
 
     Parameters
     ----------
-    model : BinaryPairwiseMRF or DiscretePairwiseMRF
+    model : BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph
     order : {"auto", "row_major", "min_degree", "min_fill"} or sequence of int
         Elimination order that defines the cliques (see :func:`~dogs.exact.plan_junction_tree`).
     max_table_entries : int, default 2**27
@@ -171,6 +177,8 @@ def junction_tree_marginals(model, order="auto", max_table_entries: int = 2**27)
     ------
     ModelTooLargeError
         Before any table is allocated, when the clique tables would exceed ``max_table_entries``.
+    ZeroProbabilityError
+        When every state has weight 0 (a clique table or message zero everywhere: impossible evidence).
 
     Notes
     -----
@@ -189,21 +197,25 @@ def junction_tree_marginals(model, order="auto", max_table_entries: int = 2**27)
     t0 = time.perf_counter()
     plan = plan_junction_tree(model, order=order, max_table_entries=max_table_entries)
     t_plan = time.perf_counter() - t0
-    discrete = as_discrete_model(model)
+    structure = model_structure(model)
 
     import_pgmpy()
     from pgmpy.factors.discrete import DiscreteFactor
     from pgmpy.models import JunctionTree
 
-    p = discrete.n_vars
-    card = [int(k) for k in discrete.cardinalities]
+    p = structure.n_vars
+    card = [int(k) for k in structure.cardinalities]
     names = [node_name(v) for v in range(p)]
-    node_home, edge_home = _smallest_clique_for(plan, p, discrete.edges)
-    logs = _clique_log_potentials(discrete, plan, node_home, edge_home)
+    node_home = _smallest_cliques(plan, p, [(v,) for v in range(p)])
+    edge_home = _smallest_cliques(plan, p, [tuple(e) for e in structure.edges.tolist()])
+    logs = _clique_log_potentials(card, plan, log_factors(model))
     nodes = [tuple(names[v] for v in clique) for clique in plan.cliques]
     potentials, log_offset = {}, {}
     for c, (node, log_table) in enumerate(zip(nodes, logs)):
         peak = float(log_table.max())
+        if peak == -np.inf:
+            raise ZeroProbabilityError(f"every state of the model has weight 0 (Z = 0): the factors of clique {c} are "
+                                       "zero together everywhere; with evidence, the evidence has probability 0")
         log_table -= peak
         np.exp(log_table, out=log_table)
         states = {names[v]: list(range(card[v])) for v in plan.cliques[c]}  # one state order everywhere
@@ -251,7 +263,7 @@ def junction_tree_marginals(model, order="auto", max_table_entries: int = 2**27)
     node_marginals = [_marginal_from_belief(beliefs[nodes[node_home[v]]], [names[v]]) for v in range(p)]
     edge_marginals = [
         _marginal_from_belief(beliefs[nodes[c]], [names[i], names[j]])
-        for (i, j), c in zip(discrete.edges.tolist(), edge_home)
+        for (i, j), c in zip(structure.edges.tolist(), edge_home)
     ]
     info = {
         "order": plan.order_name,
@@ -267,4 +279,4 @@ def junction_tree_marginals(model, order="auto", max_table_entries: int = 2**27)
         "seconds_calibrate": t_calibrate,
         "seconds_total": time.perf_counter() - t0,
     }
-    return ExactMarginals(node_marginals, edge_marginals, log_z, discrete.edges, "junction_tree", info)
+    return ExactMarginals(node_marginals, edge_marginals, log_z, structure.edges, "junction_tree", info)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from dogs.exact.elimination import elimination_order, plan_junction_tree
-from dogs.exact.enumeration import ExactMarginals, as_discrete_model
+from dogs.exact.enumeration import ExactMarginals, ZeroProbabilityError, log_factors, model_structure
 from dogs.exact.pgmpy_support import import_pgmpy, node_name, table_by_name
 
 __all__ = ["variable_elimination_marginals"]
@@ -21,9 +21,10 @@ __all__ = ["variable_elimination_marginals"]
 def variable_elimination_marginals(model, max_table_entries: int = 2**22) -> ExactMarginals:
     """Node and edge marginals and ``log Z`` with pgmpy's ``VariableElimination`` (a cross-check for small models).
 
-    Each unary and pairwise factor enters a ``DiscreteMarkovNetwork`` (in pgmpy
+    Each factor (:func:`~dogs.exact.enumeration.log_factors`: a pairwise model's unary and pair tables, a
+    factor graph's factors) enters a ``DiscreteMarkovNetwork`` (in pgmpy
     1.1 ``pgmpy.models.MarkovNetwork`` raises ImportError) as
-    ``exp(log table - max)``; the maxima are summed into an offset. On a Markov network
+    ``exp(log table - max)``; the maxima are summed into an offset (constant factors straight into ``log Z``). On a Markov network
     ``VariableElimination.query`` returns the unnormalised marginal (unlike
     ``BeliefPropagation.query``, which normalises), so its total is
     ``Z * exp(-offset)`` and gives ``log Z``. Every query gets an explicit
@@ -37,7 +38,7 @@ def variable_elimination_marginals(model, max_table_entries: int = 2**22) -> Exa
 
     Parameters
     ----------
-    model : BinaryPairwiseMRF or DiscretePairwiseMRF
+    model : BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph
     max_table_entries : int, default 2**22
         Treewidth guard (one query is run per variable and per edge, so this
         engine is meant for small models).
@@ -48,34 +49,35 @@ def variable_elimination_marginals(model, max_table_entries: int = 2**22) -> Exa
         ``method = "variable_elimination"``.
     """
     plan_junction_tree(model, order="min_fill", max_table_entries=max_table_entries)
-    discrete = as_discrete_model(model)
+    structure = model_structure(model)
     import_pgmpy()
     from pgmpy.factors.discrete import DiscreteFactor
     from pgmpy.inference import VariableElimination
     from pgmpy.models import DiscreteMarkovNetwork
 
-    p = discrete.n_vars
-    card = [int(k) for k in discrete.cardinalities]
+    p = structure.n_vars
+    card = [int(k) for k in structure.cardinalities]
     names = [node_name(v) for v in range(p)]
     states = {names[v]: list(range(card[v])) for v in range(p)}
     network = DiscreteMarkovNetwork()
     network.add_nodes_from(names)
-    network.add_edges_from([(names[i], names[j]) for i, j in discrete.edges.tolist()])
-    component = _connected_components(p, discrete.edges)
+    network.add_edges_from([(names[i], names[j]) for i, j in structure.edges.tolist()])
+    component = _connected_components(p, structure.edges)
     offset = np.zeros(component.max() + 1)  # sum of the subtracted maxima, per connected component
+    constant = 0.0  # the constant (empty-scope) factors, outside every component
     factors = []
-    for v, unary in enumerate(discrete.unary):
-        offset[component[v]] += float(unary.max())
-        factors.append(DiscreteFactor([names[v]], [card[v]], np.exp(unary - unary.max()), {names[v]: states[names[v]]}))
-    for (i, j), table in zip(discrete.edges.tolist(), discrete.tables):
-        offset[component[i]] += float(table.max())
-        scope = [names[i], names[j]]
-        factors.append(
-            DiscreteFactor(scope, [card[i], card[j]], np.exp(table - table.max()), {n: states[n] for n in scope})
-        )
+    for scope, table in log_factors(model):
+        peak = float(table.max())
+        if not scope:
+            constant += peak
+            continue
+        offset[component[scope[0]]] += peak
+        scope_names = [names[v] for v in scope]
+        factors.append(DiscreteFactor(scope_names, [card[v] for v in scope], np.exp(table - peak),
+                                      {n: states[n] for n in scope_names}))
     network.add_factors(*factors)
     engine = VariableElimination(network)
-    order = [names[v] for v in elimination_order(discrete, "min_fill")]
+    order = [names[v] for v in elimination_order(model, "min_fill")]
 
     def query(query_names):
         keep = set(query_names)
@@ -90,22 +92,25 @@ def variable_elimination_marginals(model, max_table_entries: int = 2**22) -> Exa
     node_marginals, log_totals = [], np.zeros(p)
     for v in range(p):
         table = query([names[v]])
+        if table.sum() == 0:
+            raise ZeroProbabilityError("every state of the model has weight 0 (Z = 0); with evidence, the evidence "
+                                       "has probability 0")
         log_totals[v] = math.log(table.sum())
         node_marginals.append(table / table.sum())
     edge_marginals = []
-    for i, j in discrete.edges.tolist():
+    for i, j in structure.edges.tolist():
         table = query([names[i], names[j]])
         edge_marginals.append(table / table.sum())
     # pgmpy drops the scalar left by eliminating a whole other component, so a query's total
     # is the partition function of the queried variable's component only: add them up
     first_of = [int(np.flatnonzero(component == k)[0]) for k in range(len(offset))]
-    log_z = float(sum(offset[k] + log_totals[v] for k, v in enumerate(first_of)))
+    log_z = constant + float(sum(offset[k] + log_totals[v] for k, v in enumerate(first_of)))
     spread = max(float(np.ptp(log_totals[component == k])) for k in range(len(offset)))
     return ExactMarginals(
         node_marginals,
         edge_marginals,
         log_z,
-        discrete.edges,
+        structure.edges,
         "variable_elimination",
         {"n_components": len(offset), "log_z_spread_over_queries": spread},
     )

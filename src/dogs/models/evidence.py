@@ -20,9 +20,23 @@ variables in increasing order); :meth:`ConditionedModel.full_states` puts reduce
 original states with the evidence filled in. States are labels ``0 .. K_i - 1``; for a ±1 model label
 0 is the spin -1 and label 1 the spin +1, as in the UAI files.
 
-Zero probability. Every model of this package has finite log potentials (UAI entries are positive),
-so every assignment of the observed variables has positive probability; the only evidence that
-contradicts itself is a variable given two different values, which :func:`check_evidence` refuses.
+A factor graph (:class:`~dogs.models.factor_graph.DiscreteFactorGraph`) is conditioned by slicing the
+observed variables out of every table: factor :math:`f` becomes :math:`\phi_f(x_{S_f \cap U}, e_{S_f \cap O})`
+over its unobserved variables, and a factor left with no variable is a constant that joins ``log_constant``.
+The reduced graph is a Markov network (kind ``"MARKOV"``: a conditioned Bayesian network is no longer one)
+with the names and state names of the free variables. For a Bayesian network (rows of its tables summing to
+1) :math:`Z = 1`, so :math:`\log Z_{reduced} + \text{log\_constant} = \log P(x_O = e)`.
+
+Naming the evidence. Variables and labels are integers (indices and labels as above). A factor graph with
+``names`` (one read from pgmpy, say) also takes a variable by its name and, with ``state_names``, a label by
+its state's name: ``{"smoke": "yes"}``. An integer is always an index or a label, never looked up as a name.
+
+Zero probability. A variable given two different values is refused (:func:`check_evidence`). The pairwise
+models have finite log potentials, so every other evidence has positive probability. A factor graph may hold
+zeros: a factor that is zero at every configuration consistent with the evidence (a deterministic table
+contradicted, say) proves the evidence impossible and :func:`condition` refuses it. Evidence can also be
+impossible with no single factor showing it; exact inference then finds :math:`Z(e) = 0` and says so
+(:class:`dogs.exact.ZeroProbabilityError`).
 
 UAI evidence files (``problem.uai.evid``, the UAI inference competitions' format) are whitespace
 separated integers. The current form (UAI 2014 onwards) is one sample: the number ``n`` of observed
@@ -42,6 +56,7 @@ import numpy as np
 
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.models.discrete import DiscretePairwiseMRF, cardinalities
+from dogs.models.factor_graph import DiscreteFactorGraph
 
 __all__ = ["ConditionedModel", "EvidenceError", "check_evidence", "condition", "read_uai_evidence"]
 
@@ -49,7 +64,8 @@ _DIGITS = re.compile(r"[0-9]+")
 
 
 class EvidenceError(ValueError):
-    """Evidence that names an unknown variable, a state out of range, or gives one variable two values."""
+    """Evidence that names an unknown variable, a state out of range, gives one variable two values, or that a
+    factor graph's zeros make impossible."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,7 +74,7 @@ class ConditionedModel:
 
     Attributes
     ----------
-    model : BinaryPairwiseMRF or DiscretePairwiseMRF
+    model : BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph
         The distribution of the unobserved variables given the evidence, in reduced numbering.
     free : (m,) int64 array
         ``free[r]`` is the original index of reduced variable ``r`` (increasing).
@@ -70,7 +86,7 @@ class ConditionedModel:
         :math:`\\log Z(e) = \\log Z_{reduced} + \\text{log\\_constant}` (module docstring).
     """
 
-    model: BinaryPairwiseMRF | DiscretePairwiseMRF
+    model: BinaryPairwiseMRF | DiscretePairwiseMRF | DiscreteFactorGraph
     free: np.ndarray
     evidence: dict
     n_vars: int
@@ -89,24 +105,42 @@ class ConditionedModel:
 
 
 def check_evidence(model, evidence) -> dict:
-    """``evidence`` (a mapping or ``(variable, label)`` pairs) checked against ``model``, as a sorted dict.
+    """``evidence`` (a mapping or ``(variable, label)`` pairs) checked against ``model``, as a sorted dict of indices.
 
     Raises :class:`EvidenceError` on a variable outside ``0 .. p-1``, a label outside ``0 .. K_i - 1``,
-    a non-integer entry, or a variable given two different labels (contradicting evidence, probability
-    zero); the same pair given twice is accepted.
+    a non-integer entry (unless it is a name of a factor graph's variable or state: module docstring), or a
+    variable given two different labels (contradicting evidence, probability zero); the same pair given twice
+    is accepted.
     """
-    if not isinstance(model, (BinaryPairwiseMRF, DiscretePairwiseMRF)):
-        raise TypeError(f"evidence needs a BinaryPairwiseMRF or DiscretePairwiseMRF, got {type(model).__name__}")
+    if not isinstance(model, (BinaryPairwiseMRF, DiscretePairwiseMRF, DiscreteFactorGraph)):
+        raise TypeError(f"evidence needs a BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph, got "
+                        f"{type(model).__name__}")
     pairs = evidence.items() if hasattr(evidence, "items") else evidence
     cards = cardinalities(model)
+    names = getattr(model, "names", None)
+    state_names = getattr(model, "state_names", None)
+    index = None
     out: dict[int, int] = {}
     for pair in pairs:
         try:
             variable, value = pair
         except (TypeError, ValueError):
             raise EvidenceError(f"evidence entries are (variable, label) pairs, got {pair!r}") from None
+        if not _is_integer(variable) and names is not None:
+            index = {name: i for i, name in enumerate(names)} if index is None else index
+            if _hashable(variable) not in index:
+                raise EvidenceError(f"evidence names {variable!r}, which is neither a variable index nor the name of "
+                                    f"a variable (names such as {list(names[:3])})")
+            variable = index[variable]
+        if _is_integer(variable) and not _is_integer(value) and state_names is not None \
+                and 0 <= variable < model.n_vars:
+            states = list(state_names[int(variable)])
+            if _hashable(value) not in states:
+                raise EvidenceError(f"evidence sets variable {int(variable)} to {value!r}, which is neither a label "
+                                    f"0..{cards[int(variable)] - 1} nor one of its states {states}")
+            value = states.index(value)
         for name, number in (("variable", variable), ("label", value)):
-            if isinstance(number, bool) or not isinstance(number, (int, np.integer)):
+            if not _is_integer(number):
                 raise EvidenceError(f"evidence {name} must be an integer, got {number!r}")
         variable, value = int(variable), int(value)
         if not 0 <= variable < model.n_vars:
@@ -116,6 +150,19 @@ def check_evidence(model, evidence) -> dict:
                                 f"0..{cards[variable] - 1}")
         _observe(out, variable, value, "")
     return dict(sorted(out.items()))
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _hashable(value):
+    """``value`` itself if it can be a dict key, else a key no name equals."""
+    try:
+        hash(value)
+    except TypeError:
+        return object()
+    return value
 
 
 def _observe(evidence: dict, variable: int, value: int, where: str) -> None:
@@ -130,8 +177,9 @@ def condition(model, evidence) -> ConditionedModel:
     """``model`` conditioned on ``evidence`` (``{variable: label}``): the reduced model and the map back.
 
     A :class:`BinaryPairwiseMRF` stays binary (labels 0/1 are the spins -1/+1), a
-    :class:`DiscretePairwiseMRF` stays discrete. Empty evidence gives the model itself. Raises
-    :class:`EvidenceError` (see :func:`check_evidence`), also when the evidence fixes every variable.
+    :class:`DiscretePairwiseMRF` stays discrete, a :class:`DiscreteFactorGraph` gives a factor graph of kind
+    ``"MARKOV"`` (module docstring). Empty evidence gives the model itself. Raises :class:`EvidenceError` (see
+    :func:`check_evidence`), also when the evidence fixes every variable or a factor is zero everywhere given it.
     """
     observed = check_evidence(model, evidence)
     p = model.n_vars
@@ -146,6 +194,8 @@ def condition(model, evidence) -> ConditionedModel:
     free = np.flatnonzero(~is_observed)
     reduced_index = np.full(p, -1, dtype=np.int64)
     reduced_index[free] = np.arange(free.size)
+    if isinstance(model, DiscreteFactorGraph):
+        return _condition_factor_graph(model, observed, is_observed, value, free, reduced_index)
     i, j = model.edges[:, 0], model.edges[:, 1]
     both_free = ~is_observed[i] & ~is_observed[j]
     edges = reduced_index[model.edges[both_free]]
@@ -175,6 +225,27 @@ def condition(model, evidence) -> ConditionedModel:
         tables = [model.tables[e] for e in np.flatnonzero(both_free)]
         reduced = DiscretePairwiseMRF(model.cardinalities[free], [unary[k] for k in free], edges, tables)
     return ConditionedModel(reduced, free, observed, p, constant)
+
+
+def _condition_factor_graph(model: DiscreteFactorGraph, observed: dict, is_observed, value, free,
+                            reduced_index) -> ConditionedModel:
+    """Slice the observed variables out of every table (module docstring)."""
+    factors, constant = [], 0.0
+    for f, (scope, table) in enumerate(model.factors()):
+        sliced = table[tuple(int(value[v]) if is_observed[v] else slice(None) for v in scope)]
+        kept = [int(reduced_index[v]) for v in scope if not is_observed[v]]
+        if not np.isfinite(sliced).any():
+            names = [model.names[v] for v in scope] if model.names is not None else list(scope)
+            raise EvidenceError(f"the evidence has probability zero: factor {f} over {names} is zero at every "
+                                "configuration that agrees with it")
+        if kept:
+            factors.append((kept, sliced))
+        else:
+            constant += float(sliced)
+    pick = (lambda items: None if items is None else [items[v] for v in free.tolist()])
+    reduced = DiscreteFactorGraph.from_factors(model.cardinalities[free], factors, names=pick(model.names),
+                                               state_names=pick(model.state_names))
+    return ConditionedModel(reduced, free, observed, model.n_vars, constant)
 
 
 def read_uai_evidence(path, n_vars: int | None = None) -> dict:

@@ -1,21 +1,31 @@
-r"""Markov networks in the UAI format: a strict reader, and the pairwise (or Theorem 12) models they define.
+r"""Networks in the UAI format: a strict reader and a writer, and the models the files define.
 
-The UAI format (UAI inference competitions) for a ``MARKOV`` network is a whitespace-separated list:
-the word ``MARKOV``; the number of variables ``p``; their cardinalities ``K_1 .. K_p``; the number of
-factors; each factor's scope (its size, then its variables, 0-based); then each factor's table (its
-number of entries, then the entries), with the *last* variable of the scope changing fastest. The
-network is :math:`\pi(x) \propto \prod_f \phi_f(x_{S_f})`, so in the log-linear form of DoGS eq. (2)
+The UAI format (UAI inference competitions, 2008 onwards; the 2014 competition's model-format page is the
+reference we follow) is a whitespace-separated list: a preamble word, ``MARKOV`` or ``BAYES``; the number of
+variables ``p``; their cardinalities ``K_1 .. K_p``; the number of factors (for ``BAYES``, of conditional
+probability tables); each factor's scope (its size, then its variables, 0-based); then each factor's table
+(its number of entries, then the entries) in the order of the scopes, with the *last* variable of the scope
+changing fastest. The network is :math:`\pi(x) \propto \prod_f \phi_f(x_{S_f})`. In a ``BAYES`` file each
+table is the conditional distribution :math:`P(x_c \mid x_{pa(c)})` of the *last* variable of its scope (the
+child) given the others (its parents), so each run of :math:`K_c` consecutive entries (one parent
+configuration) sums to 1 and :math:`Z = 1`. (pgmpy 1.1's ``UAIWriter`` lists the child last in the scope
+but writes the table with the child changing *slowest*; read by the convention, such a file is a different
+network, and its rows do not sum to 1, which the reader reports.)
+
+Which model a file gives (:func:`read_uai_model`): a ``MARKOV`` network whose factors cover one or two
+variables and whose entries are all positive is a pairwise model, in the log-linear form of DoGS eq. (2)
 
 .. math::
 
     \log \pi(x) = \sum_i \sum_{f: S_f = \{i\}} \log \phi_f(x_i)
-                + \sum_{i<j} \sum_{f: S_f = \{i, j\}} \log \phi_f(x_i, x_j) - \log Z .
+                + \sum_{i<j} \sum_{f: S_f = \{i, j\}} \log \phi_f(x_i, x_j) - \log Z
 
-Factors over one or two variables give a pairwise model (several on the same scope are multiplied; a
-scope given as ``(j, i)`` is transposed); an empty scope is a constant and only shifts :math:`\log Z`.
-A network whose variables all have two states becomes a ±1 model (:func:`binary_pairwise_terms`,
-label 0 = spin -1); binary networks with larger factors are read in the parity form of DoGS
-Theorem 12 (:func:`parity_form`).
+(several factors on the same scope are multiplied; a scope given as ``(j, i)`` is transposed; an empty scope
+is a constant and only shifts :math:`\log Z`), and a ±1 model when every variable has two states
+(:func:`binary_pairwise_terms`, label 0 = spin -1). Every other file (``BAYES``, a factor over three or more
+variables, a zero entry) is a :class:`~dogs.models.factor_graph.DiscreteFactorGraph` holding the factors as
+the file lists them (:func:`read_uai_factor_graph`), zeros as ``-inf``. Binary networks with larger positive
+factors also have the parity form of DoGS Theorem 12 (:func:`parity_form`).
 
 What the reader accepts (anything else is refused with a :class:`UAIError` naming the file, the line
 and the factor, before a model is built):
@@ -29,8 +39,14 @@ and the factor, before a model is built):
 - counts that fit the file (a declared size larger than the rest of the file could hold is refused
   before anything is allocated), at most :data:`MAX_CARDINALITY` states per variable,
   :data:`MAX_SCOPE` variables and :data:`MAX_TABLE_ENTRIES` entries per factor;
-- entries that are positive and finite: Gibbs sampling and the influence bounds of DoGS
-  Theorems 10-12 need positive potentials.
+- entries that are finite and non-negative (a zero is a hard constraint; an entry like ``1e-400`` that is
+  positive but reads as 0 is refused), and no factor that is zero everywhere;
+- for ``BAYES``: one table per variable, the child last in its scope, parents that form no directed cycle,
+  and rows that sum to 1 within :data:`BAYES_ROW_TOLERANCE`;
+- for the pairwise models (:func:`read_uai_network`, :func:`read_uai`): ``MARKOV`` and positive entries only.
+
+:func:`write_uai` writes a factor graph back in the same layout, each entry chosen so that the file reads back
+to the same log tables bit for bit (:func:`potentials`).
 
 The numbers are read by numba kernels in one pass over the bytes (:mod:`dogs._kernels.uai`; every entry
 reads exactly as Python's ``float`` reads it), and the pairwise and ±1 models are assembled with array
@@ -51,9 +67,11 @@ from pathlib import Path
 import numpy as np
 
 from dogs.models.discrete import DiscretePairwiseMRF
+from dogs.models.factor_graph import DiscreteFactorGraph
 
-__all__ = ["MAX_CARDINALITY", "MAX_SCOPE", "MAX_TABLE_ENTRIES", "UAIError", "UAINetwork", "UAITooLargeError",
-           "binary_pairwise_terms", "blank_comment_lines", "pairwise_model", "parity_form", "read_uai", "read_uai_binary_factors",
+__all__ = ["BAYES_ROW_TOLERANCE", "MAX_CARDINALITY", "MAX_SCOPE", "MAX_TABLE_ENTRIES", "UAIError", "UAINetwork",
+           "UAITooLargeError", "binary_pairwise_terms", "blank_comment_lines", "factor_graph", "is_pairwise_positive",
+           "pairwise_model", "parity_form", "potentials", "read_uai", "read_uai_binary_factors", "read_uai_factor_graph",
            "read_uai_factors", "read_uai_model", "read_uai_network", "to_binary_pairwise", "write_uai"]
 
 #: Largest cardinality accepted (a Gibbs update tabulates every state of a variable).
@@ -62,6 +80,11 @@ MAX_CARDINALITY = 1 << 16
 MAX_TABLE_ENTRIES = 1 << 24
 #: Largest scope of one factor (variables).
 MAX_SCOPE = 64
+#: How far from 1 a row of a ``BAYES`` table may sum (entries rounded to a few digits in a file); a table laid
+#: out with the child changing slowest instead of fastest sums far from 1 (module docstring).
+BAYES_ROW_TOLERANCE = 1e-2
+#: Neighbouring floats tried either way when an entry's log must equal a given log potential (:func:`potentials`).
+_NUDGES = 8
 
 
 class UAIError(ValueError):
@@ -74,7 +97,7 @@ class UAITooLargeError(UAIError):
 
 @dataclass(frozen=True, eq=False)
 class UAINetwork:
-    """A ``MARKOV`` network as read from a file, in flat arrays.
+    """A network as read from a file, in flat arrays (``kind``: the file's ``MARKOV`` or ``BAYES``).
 
     Factor ``f`` has the scope ``scope_vars[scope_starts[f]:scope_starts[f + 1]]`` and the log table
     ``log_values[table_starts[f]:table_starts[f + 1]]`` (C order over the scope, the last variable
@@ -87,6 +110,7 @@ class UAINetwork:
     table_starts: np.ndarray
     log_values: np.ndarray
     source: str = "network"
+    kind: str = "MARKOV"
 
     @property
     def n_vars(self) -> int:
@@ -172,7 +196,7 @@ class _Reader:
 
 
 def read_uai_network(path, *, max_table_entries: int | None = None) -> UAINetwork:
-    """Read a ``MARKOV`` UAI file strictly (see the module docstring for what is accepted).
+    """Read a ``MARKOV`` UAI file with positive entries strictly, for the pairwise models (module docstring).
 
     Parameters
     ----------
@@ -184,8 +208,23 @@ def read_uai_network(path, *, max_table_entries: int | None = None) -> UAINetwor
     Raises
     ------
     UAIError
-        A malformed or unsupported file; the message names the file, the line and the factor.
+        A malformed or unsupported file; the message names the file, the line and the factor. A ``BAYES``
+        file or a zero entry is refused here: :func:`read_uai_factor_graph` reads them.
     """
+    network = _read_flat(path, max_table_entries)
+    if network.kind != "MARKOV":
+        raise UAIError(f"{network.source}: a BAYES network, but a MARKOV network is needed here; read it with "
+                       "read_uai_factor_graph (or read_uai_model)")
+    zero = np.isneginf(network.log_values)
+    if zero.any():
+        f = int(np.searchsorted(network.table_starts, int(np.argmax(zero)), side="right") - 1)
+        raise UAIError(f"{network.source}: factor {f} has the entry 0; the pairwise models need positive entries "
+                       "(read_uai_factor_graph reads zeros as hard constraints)")
+    return network
+
+
+def _read_flat(path, max_table_entries: int | None) -> UAINetwork:
+    """A ``MARKOV`` or ``BAYES`` file as read (module docstring), zero entries as ``-inf``."""
     from dogs._kernels import uai as kernels
 
     path = Path(path)
@@ -208,9 +247,9 @@ def read_uai_network(path, *, max_table_entries: int | None = None) -> UAINetwor
     start, end = kernels.next_token(r.buf, 0)
     if start == end:
         r.fail("the file is empty")
-    kind = data[start:end].decode("ascii")
-    if kind.upper() != "MARKOV":
-        r.fail(f"only MARKOV networks are supported, the file starts with {r.token(start, end)}", start)
+    network_kind = data[start:end].decode("ascii").upper()
+    if network_kind not in ("MARKOV", "BAYES"):
+        r.fail(f"a UAI file starts with MARKOV or BAYES, this one with {r.token(start, end)}", start)
 
     (n_vars,), position = r.integers(end, 1, lambda k: "the number of variables")
     header_line = r.line(position)
@@ -276,18 +315,86 @@ def read_uai_network(path, *, max_table_entries: int | None = None) -> UAINetwor
         r.fail(f"{what} of factor {f} must be {kind}, got {r.token(start, end)}", start)
     for at, start, end in slow.tolist():
         values[at] = float(data[start:end])
+        if values[at] == 0 and re.search(rb"[1-9]", data[start:end].split(b"e")[0].split(b"E")[0]):
+            f = int(np.searchsorted(table_starts, at, side="right") - 1)
+            r.fail(f"factor {f} has the entry {r.token(start, end)}, which is positive but below the smallest "
+                   "float64 (it would read as a hard zero)", start)
     start, end = kernels.next_token(r.buf, position)
     if start < len(data):
         r.fail(f"unexpected {r.token(start, end)} after the last table (wrong counts, or more tables than factors?)",
                start)
-    good = np.isfinite(values) & (values > 0)
+    good = np.isfinite(values) & (values >= 0)
     if not good.all():
         k = int(np.argmin(good))
         f = int(np.searchsorted(table_starts, k, side="right") - 1)
-        r.fail(f"factor {f} has the entry {values[k]:g}; entries must be positive and finite "
-               "(zeros are hard constraints, which Gibbs sampling and the influence bounds do not support)")
-    np.log(values, out=values)
-    return UAINetwork(cards, scope_starts, scope_vars, table_starts, values, source)
+        r.fail(f"factor {f} has the entry {values[k]:g}; entries must be finite and non-negative")
+    positive = np.ones(n_factors, dtype=bool)
+    if not values.all():  # some zero: is any factor zero everywhere?
+        positive[:] = False
+        positive[np.searchsorted(table_starts, np.flatnonzero(values), side="right") - 1] = True
+    if not positive.all():
+        f = int(np.argmin(positive))
+        r.fail(f"factor {f} over variables {_scope(scope_vars, scope_starts, f)} is zero everywhere: no state has "
+               "positive probability")
+    if network_kind == "BAYES":
+        problem = _bayes_problem(cards, scope_starts, scope_vars, table_starts, values)
+        if problem:
+            r.fail(problem)
+    with np.errstate(divide="ignore"):
+        np.log(values, out=values)
+    return UAINetwork(cards, scope_starts, scope_vars, table_starts, values, source, network_kind)
+
+
+def _bayes_problem(cards, scope_starts, scope_vars, table_starts, values) -> str | None:
+    """What makes flat tables (entries, not logs) no Bayesian network in the UAI convention, or None.
+
+    One table per variable, whose scope ends with that variable (the child; the others are its parents),
+    parents that form no directed cycle, and rows over the parents' configurations that are distributions
+    over the child: within :data:`BAYES_ROW_TOLERANCE` of 1, the child changing fastest.
+    """
+    p, n_factors = cards.size, scope_starts.size - 1
+    if n_factors != p:
+        return f"a BAYES network has one table per variable, but this one has {n_factors} tables for {p} variables"
+    sizes = np.diff(scope_starts)
+    if sizes.min() == 0:
+        return f"table {int(np.argmin(sizes))} has an empty scope; a BAYES table's scope ends with its variable"
+    children = scope_vars[scope_starts[1:] - 1]
+    count = np.bincount(children, minlength=p)
+    if count.max() > 1:
+        v = int(np.argmax(count))
+        first, second = np.flatnonzero(children == v)[:2].tolist()
+        return (f"variable {v} is the child (the last variable of the scope) of tables {first} and {second}; a BAYES "
+                "network has one table per variable")
+    parents = [scope_vars[scope_starts[f]:scope_starts[f + 1] - 1].tolist() for f in range(n_factors)]
+    waiting = np.array([len(q) for q in parents])  # by table: parents not yet placed in a topological order
+    below: list[list[int]] = [[] for _ in range(p)]
+    for f, q in enumerate(parents):
+        for v in q:
+            below[v].append(f)
+    ready = [int(f) for f in np.flatnonzero(waiting == 0)]
+    placed = 0
+    while ready:
+        f = ready.pop()
+        placed += 1
+        for g in below[int(children[f])]:
+            waiting[g] -= 1
+            if waiting[g] == 0:
+                ready.append(g)
+    if placed < n_factors:
+        v = int(children[np.flatnonzero(waiting > 0)[0]])
+        return (f"the parents form a directed cycle (variable {v} lies on or below it); a Bayesian network's graph "
+                "is acyclic")
+    for f in range(n_factors):
+        k = int(cards[children[f]])
+        sums = values[table_starts[f]:table_starts[f + 1]].reshape(-1, k).sum(axis=1)
+        off = np.abs(sums - 1.0)
+        if off.max() > BAYES_ROW_TOLERANCE:
+            row = int(np.argmax(off))
+            return (f"table {f} (variable {int(children[f])} given {parents[f]}) has a row, parent configuration {row}, "
+                    f"that sums to {sums[row]:.6g}, not 1: a BAYES table lists P(child | parents) with the child last "
+                    "in the scope and changing fastest (a table written with the child changing slowest, as pgmpy "
+                    "1.1's UAIWriter does, fails this check)")
+    return None
 
 
 def _scope(scope_vars, scope_starts, f) -> tuple[int, ...]:
@@ -445,16 +552,46 @@ def read_uai(path) -> tuple[DiscretePairwiseMRF, float]:
     return pairwise_model(read_uai_network(path))
 
 
-def read_uai_model(path, *, max_table_entries: int | None = None):
-    """Read a pairwise ``MARKOV`` UAI file as the model it defines, and the log constant of its empty scopes.
+def read_uai_factor_graph(path, *, max_table_entries: int | None = None) -> DiscreteFactorGraph:
+    """Read any ``MARKOV`` or ``BAYES`` UAI file as a :class:`~dogs.models.factor_graph.DiscreteFactorGraph`.
 
-    A network whose variables all have two states gives a :class:`~dogs.models.BinaryPairwiseMRF`
-    (label 0 = spin -1; :func:`binary_pairwise_terms`) and ``log Z`` of the file is ``log Z`` of the ±1
-    model plus the returned constant; any other gives a :class:`DiscretePairwiseMRF` (:func:`pairwise_model`).
+    The factors are kept as the file lists them (scopes in file order, zero entries as ``-inf``, empty
+    scopes as constant factors); ``kind`` is the file's preamble. Raises :class:`UAIError` as
+    :func:`read_uai_network` does, and for a ``BAYES`` file that is no Bayesian network in the UAI convention
+    (one table per variable with the child last, no directed cycle, rows summing to 1: module docstring).
+    """
+    return factor_graph(_read_flat(path, max_table_entries))
+
+
+def factor_graph(network: UAINetwork) -> DiscreteFactorGraph:
+    """The flat network as a :class:`~dogs.models.factor_graph.DiscreteFactorGraph` (same layout, same arrays)."""
+    return DiscreteFactorGraph(network.cardinalities, network.scope_starts, network.scope_vars, network.table_starts,
+                               network.log_values, kind=network.kind)
+
+
+def is_pairwise_positive(network) -> bool:
+    """A ``MARKOV`` network with factors over at most two variables and no zero entry: one the pairwise models
+    (and their fast kernels) hold exactly."""
+    sizes = np.diff(network.scope_starts)
+    return (network.kind == "MARKOV" and (sizes.size == 0 or int(sizes.max()) <= 2)
+            and not np.isneginf(network.log_values).any())
+
+
+def read_uai_model(path, *, max_table_entries: int | None = None):
+    """Read any UAI file as the model it defines, and the log constant that model leaves out.
+
+    A pairwise ``MARKOV`` network with positive entries (:func:`is_pairwise_positive`) whose variables all
+    have two states gives a :class:`~dogs.models.BinaryPairwiseMRF` (label 0 = spin -1;
+    :func:`binary_pairwise_terms`), and ``log Z`` of the file is ``log Z`` of the ±1 model plus the returned
+    constant; another pairwise positive one gives a :class:`DiscretePairwiseMRF` (:func:`pairwise_model`).
+    Every other file (``BAYES``, a factor over three or more variables, a zero entry) gives its
+    :class:`~dogs.models.factor_graph.DiscreteFactorGraph` (:func:`read_uai_factor_graph`) and the constant 0.
     """
     from dogs.models.binary import BinaryPairwiseMRF
 
-    network = read_uai_network(path, max_table_entries=max_table_entries)
+    network = _read_flat(path, max_table_entries)
+    if not is_pairwise_positive(network):
+        return factor_graph(network), 0.0
     if np.all(network.cardinalities == 2):
         edges, theta, h, offset = binary_pairwise_terms(network)
         return BinaryPairwiseMRF(edges, theta, h), offset
@@ -481,8 +618,9 @@ def read_uai_binary_factors(path) -> tuple[int, list[tuple[tuple[int, ...], floa
     return parity_form(read_uai_network(path))
 
 
-def parity_form(network: UAINetwork) -> tuple[int, list[tuple[tuple[int, ...], float]], np.ndarray, float]:
-    r"""The factors of a binary network in the form of DoGS Theorem 12.
+def parity_form(network) -> tuple[int, list[tuple[tuple[int, ...], float]], np.ndarray, float]:
+    r"""The factors of a binary network (a :class:`UAINetwork` or a positive
+    :class:`~dogs.models.factor_graph.DiscreteFactorGraph`) in the form of DoGS Theorem 12.
 
     Every log table is expanded exactly in spin parities (:func:`_parity_coefficients`); the terms
     with :math:`|T| = 1` form the field ``h`` and those with :math:`|T| \ge 2` the factors. Returns
@@ -490,9 +628,12 @@ def parity_form(network: UAINetwork) -> tuple[int, list[tuple[tuple[int, ...], f
     :func:`dogs.bounds.influence_higher_order` takes them.
     """
     cards = network.cardinalities
+    source = getattr(network, "source", "network")
     if np.any(cards != 2):
-        raise UAIError(f"{network.source}: factors over more than two variables are supported for binary variables "
+        raise UAIError(f"{source}: factors over more than two variables are supported for binary variables "
                        "only (DoGS Theorem 12)")
+    if np.isneginf(network.log_values).any():
+        raise UAIError(f"{source}: a zero entry has no parity expansion (DoGS Theorem 12 needs positive factors)")
     h = np.zeros(cards.size)
     terms: dict[tuple[int, ...], float] = {}
     constant = 0.0
@@ -510,13 +651,20 @@ def parity_form(network: UAINetwork) -> tuple[int, list[tuple[tuple[int, ...], f
 
 # ------------------------------------------------------------------------------------------ writing
 def write_uai(model, path) -> Path:
-    """Write a pairwise model as a ``MARKOV`` UAI file (one unary factor per variable, one per edge).
+    """Write a model as a UAI file.
 
-    ``model`` is a :class:`DiscretePairwiseMRF` or a :class:`~dogs.models.BinaryPairwiseMRF` (written
-    with label 0 = spin -1: unary table ``exp(-h_i), exp(h_i)``, pair table ``exp(theta s_a s_b)``).
-    Entries are written with ``repr``, so they read back exactly.
+    A :class:`~dogs.models.factor_graph.DiscreteFactorGraph` is written as it is laid out (module
+    docstring): its ``kind`` as the preamble, its factors in order with their scopes as stored (a ``BAYES``
+    graph has the child last, and it must pass the checks the reader makes), every table with the last
+    scope variable changing fastest, the entries :func:`potentials` of the log tables, so that reading the
+    file back gives the same log tables bit for bit (names and state names are not part of the format).
+    A pairwise model is written as a ``MARKOV`` file with one unary factor per variable and one per edge:
+    a :class:`DiscretePairwiseMRF`, or a :class:`~dogs.models.BinaryPairwiseMRF` with label 0 = spin -1
+    (unary table ``exp(-h_i), exp(h_i)``, pair table ``exp(theta s_a s_b)``), entries written with ``repr``.
     """
     path = Path(path)
+    if isinstance(model, DiscreteFactorGraph):
+        return _write_factor_graph(model, path)
     cards = np.asarray(model.cardinalities) if hasattr(model, "cardinalities") else np.full(model.n_vars, 2)
     if hasattr(model, "cardinalities"):
         tables = [np.exp(np.asarray(t, dtype=np.float64)).ravel() for t in list(model.unary) + list(model.tables)]
@@ -530,6 +678,56 @@ def write_uai(model, path) -> Path:
     for values in tables:
         lines += [str(values.size), " ".join(map(repr, values.tolist())), ""]
     path.write_text("\n".join(lines))
+    return path
+
+
+def potentials(log_values) -> np.ndarray:
+    r"""Entries :math:`v` whose logarithms are the given log potentials exactly: ``np.log(v) == log_values``.
+
+    ``exp`` then ``log`` may move a number by an ulp, so each :math:`e^\theta` is nudged to the nearest
+    neighbouring float whose ``np.log`` is :math:`\theta` (within :data:`_NUDGES` steps either way). One exists
+    whenever :math:`\theta` is itself the log of a float, as for every model read from a file or from pgmpy;
+    otherwise (near 0 the log potentials are finer-grained than the logs of floats) the closest achievable log
+    is kept, within :math:`2^{-53} \approx 1.1 \times 10^{-16}` of :math:`\theta` (measured). ``-inf`` gives 0;
+    a log potential above ``log`` of the largest float is refused.
+    """
+    theta = np.asarray(log_values, dtype=np.float64)
+    if np.any(theta > np.log(np.finfo(np.float64).max)):
+        raise ValueError(f"a log potential of {theta.max():g} overflows float64 as an entry (above "
+                         f"{np.log(np.finfo(np.float64).max):.6g}); subtract a constant from that factor first")
+    with np.errstate(divide="ignore"):
+        value = np.exp(theta)
+        wrong = np.flatnonzero(np.log(value) != theta)
+        if wrong.size:
+            target = theta[wrong]
+            best = up = down = value[wrong]
+            best_gap = np.abs(np.log(best) - target)
+            for _ in range(_NUDGES):
+                up, down = np.nextafter(up, np.inf), np.nextafter(down, 0.0)
+                for candidate in (up, down):
+                    gap = np.abs(np.log(candidate) - target)
+                    best = np.where(gap < best_gap, candidate, best)
+                    best_gap = np.minimum(gap, best_gap)
+            value[wrong] = best
+    return value
+
+
+def _write_factor_graph(graph: DiscreteFactorGraph, path: Path) -> Path:
+    from dogs.io import atomic_path
+
+    values = potentials(graph.log_values)
+    if graph.kind == "BAYES":
+        problem = _bayes_problem(graph.cardinalities, graph.scope_starts, graph.scope_vars, graph.table_starts, values)
+        if problem:
+            raise ValueError(f"cannot write this graph as a BAYES file: {problem}")
+    lines = [graph.kind, str(graph.n_vars), " ".join(map(str, graph.cardinalities.tolist())), str(graph.n_factors)]
+    lines += [" ".join(map(str, [len(scope), *scope])) for scope, _ in graph.factors()]
+    lines.append("")
+    for f in range(graph.n_factors):
+        table = values[graph.table_starts[f]:graph.table_starts[f + 1]]
+        lines += [str(table.size), " ".join(map(repr, table.tolist())), ""]
+    with atomic_path(path) as temporary:
+        Path(temporary).write_text("\n".join(lines))
     return path
 
 
