@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from dogs.extras import require
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.models.discrete import DiscretePairwiseMRF
 from dogs.models.uai import UAINetwork, binary_pairwise_terms, pairwise_model
@@ -112,6 +113,7 @@ def to_pgmpy(model, names=None):
     names : sequence, optional
         pgmpy node names of the variables (default ``"x0", "x1", ...``).
     """
+    require("pgmpy", "dogs.models.to_pgmpy")
     from pgmpy.factors.discrete import DiscreteFactor
     from pgmpy.models import DiscreteMarkovNetwork
 
