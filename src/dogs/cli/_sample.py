@@ -53,6 +53,7 @@ from dogs.cli._guard import Guard
 from dogs.cli._models import load_model, pairwise_only
 from dogs.models.discrete import cardinalities
 from dogs.cli._plots import check_mar_request, check_plot, plot_sample
+from dogs.extras import require
 from dogs.sampling import RHAT_THRESHOLD, diagnose
 from dogs.scans.base import SCAN_NAMES
 
@@ -72,6 +73,7 @@ def _variables(text: str | None, n_vars: int) -> np.ndarray | None:
 
 
 def cmd_sample(args, guard: Guard):
+    from dogs.arviz_interop import check_netcdf_writer
     from dogs.sampling import SamplingWarning, marginals, sample, sampling_warnings
 
     saved = output_path(args.save_chains, "--save-chains", (".nc",))
@@ -94,6 +96,9 @@ def cmd_sample(args, guard: Guard):
                          f"got {args.start}")
     reported = np.setdiff1d(np.arange(model.n_vars) if variables is None else variables, list(evidence))
     diagnosed = reported.size if not hasattr(model, "cardinalities") else int(cards[reported].sum())
+    require("arviz", "this command (ArviZ diagnostics)")  # the request is checked; can this install serve it?
+    if saved is not None:
+        check_netcdf_writer()
     guard.sampling(model.n_vars, chains, draws, cards[reported], diagnosed, saved is not None)
     if args.scan in SCAN_NAMES:  # the library builds it over the unobserved variables: --length counts their steps
         guard.scan("--length", model.n_vars - len(evidence) if length is None else length)
