@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--start", default="random",
                    help="'random' (default: every chain from uniformly random labels) or a label K for every variable")
     p.add_argument("--vars", help="report these variables only (comma separated; default all)")
-    p.add_argument("--save-chains", help="write the draws as ArviZ InferenceData (netCDF, a .nc file name)")
+    p.add_argument("--save-chains", help="write the draws as ArviZ data (netCDF, a .nc file name)")
     p.add_argument("--certify", action="store_true",
                    help="add DoGS Theorem 8 bounds per variable, valid from any start: 'bound' on the TV distance "
                         "of its marginal after one pass of the scan from its stationary marginal, 'bound_average' "

@@ -19,7 +19,7 @@ A marginal with :math:`\hat R > 1.01` (the threshold of Vehtari et al.), or whos
 changed in any chain, is flagged ``converged: false`` and a warning goes to standard error: the chains
 have not forgotten their starts, and the estimate and its standard error mean little. A marginal whose
 indicator is constant in every draw of every chain has no defined :math:`\hat R`, ESS or standard error
-(reported as null). ``--save-chains`` writes the draws as an ArviZ ``InferenceData`` (netCDF).
+(reported as null). ``--save-chains`` writes the draws as ArviZ data (netCDF; :mod:`dogs.arviz_interop`).
 
 The work is the library's :func:`dogs.sampling.sample` (this module checks the arguments, builds the
 scan and formats the result), so the command and the library give the same numbers for the same seed.
