@@ -133,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def package_version() -> str:
-    """The installed ``dogs`` package's version, from its metadata."""
+    """The installed distribution's version (``dogs-gibbs``, :data:`dogs.extras.DISTRIBUTION`), from its metadata."""
     from importlib.metadata import PackageNotFoundError, version
 
     from dogs.extras import DISTRIBUTION
