@@ -13,10 +13,12 @@ from __future__ import annotations
 # The slowest files of the suite (``--durations`` on 2 cores), longest first.
 LONGEST_FIRST = (
     "test_workflow.py",
+    "test_slurm.py",  # 65-75 s, mostly waiting for SLURM: early, beside work that keeps the cores busy
     "test_cli.py",
     "test_dogs_algorithm.py",
     "test_compact_types.py",
     "test_fresh_clone.py",
+    "test_packaging.py",  # builds the sdist and wheel and installs the wheel in a fresh venv (about 65 s)
     "test_toy_family.py",
     "test_docs.py",  # builds the documentation site, notebooks executed (45-50 s on a busy 2-core machine)
 )

@@ -12,6 +12,7 @@ import pytest
 from dogs.cli import EXIT_BAD_INPUT, EXIT_OK, main
 from dogs.cli._commands import make_scan
 from dogs.cli._guard import Guard
+from dogs.extras import DISTRIBUTION
 from dogs.bounds import influence_bound
 from dogs.models import grid_model
 from dogs.models.uai import write_uai
@@ -105,7 +106,7 @@ def test_scan_without_out_prints_a_summary_and_says_it_was_not_saved(grid_files,
 def test_version_and_plain_help(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["--version"])
-    assert stop.value.code == 0 and capsys.readouterr().out.strip() == f"dogs {version('dogs')}"
+    assert stop.value.code == 0 and capsys.readouterr().out.strip() == f"dogs {version(DISTRIBUTION)}"
     for argv in ([], ["scan"], ["sample"], ["bound"], ["exact"]):
         with pytest.raises(SystemExit):
             main(argv + ["--help"])

@@ -138,7 +138,7 @@ def test_sample_estimates_are_within_their_errors_and_certified_bias_of_the_exac
     chains, draws = 48, 400
     data = sample(model, chains=chains, draws=draws, seed=2026, evidence=evidence, certify=True, progress=False)
     labels = data.posterior["label"].values
-    variables = data.posterior["variable"].values
+    variables = data.posterior["node"].values
     bounds = {row["variable"]: row["bound_average"] for row in json.loads(data.posterior.attrs["certificate"])}
     exact = brute_force(condition(model, evidence).model).node_marginals
     free = [i for i in range(model.n_vars) if i not in evidence]

@@ -148,7 +148,7 @@ def test_library_call_returns_inference_data_that_arviz_summarises():
     model = grid_model(4, 4, coupling=0.2, field=0.1)
     data = sample(model, "systematic", chains=3, draws=40, seed=2, evidence={5: 1}, certify=True, progress=False)
     assert data.posterior["label"].shape == (3, 40, 15)
-    assert 5 not in data.posterior["variable"].values.tolist()
+    assert 5 not in data.posterior["node"].values.tolist()
     summary = arviz.summary(data)
     assert len(summary) == 15 and np.all(np.isfinite(summary["mean"]))
     table = marginals(data)

@@ -13,51 +13,23 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from repository_copy import ROOT, copy_repository
 
 from dogs.data import DATASETS, DatasetMissingError, require_dataset
 
-ROOT = Path(__file__).resolve().parents[1]
 # The rule families that read a data set (rules/msrc.smk, rules/boltzmann.smk), by data set.
 DATA_RULE_PREFIXES = {"msrc_v1": "msrc_", "heart_disease": "boltzmann_"}
-_GENERATED = {".git", ".venv", "results", "figures", ".snakemake", "__pycache__", ".pytest_cache", ".hypothesis",
-              "build"}
-
-
-def _repository_files() -> list[str] | None:
-    """The repository's files as a clone would hold them (tracked, plus new ones git does not ignore), or None."""
-    try:
-        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                                capture_output=True, check=True, timeout=60).stdout.decode()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return [name for name in listed.split("\0") if name and (ROOT / name).is_file()]
-
-
-def _ignore_generated(folder, names):
-    here = Path(folder).resolve()
-    skipped = {n for n in names if n in _GENERATED or n.endswith(".egg-info")}
-    if here == ROOT / "data":  # the data directory of a clone holds its README only
-        skipped |= {n for n in names if n != "README.md"}
-    return skipped
 
 
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory) -> Path:
     """A clean copy of the repository, with no data set in its data directory."""
-    copy = tmp_path_factory.mktemp("fresh") / "repository"
-    files = _repository_files()
-    if files is None:  # not a git checkout: copy the tree without what the workflow and the tools generate
-        shutil.copytree(ROOT, copy, ignore=_ignore_generated)
-    else:
-        for name in files:
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, copy / name)
+    copy = copy_repository(tmp_path_factory.mktemp("fresh") / "repository")
     assert not any((copy / "data" / spec.folder).exists() for spec in DATASETS.values()), "a data set was copied"
     return copy
 

@@ -182,7 +182,7 @@ def test_citation_file_is_valid_and_agrees_with_the_package():
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
     jsonschema.validate(citation, _CFF_SUBSET)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert citation["version"] == project["version"]
+    assert citation["version"] == project["version"] and citation["title"].startswith(f"{project['name']}: ")
     assert citation["license"] == project["license"] == "BSD-3-Clause"
     assert "BSD 3-Clause License" in (ROOT / "LICENSE").read_text()
     titles = {reference["title"] for reference in citation["references"]}

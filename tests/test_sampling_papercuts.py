@@ -69,7 +69,7 @@ def test_length_counts_steps_over_unobserved_variables_in_library_and_command(gr
     assert result["site_updates"] == 3 * 40 * 12
     labels = data.posterior["label"].values
     for row in result["marginals"]:
-        m = data.posterior["variable"].values.tolist().index(row["variable"])
+        m = data.posterior["node"].values.tolist().index(row["variable"])
         assert row["probability"] == pytest.approx(float(np.mean(labels[:, :, m] == row["state"])), abs=1e-15)
     code, out, err = run_cli(["sample", uai, "--evidence", evid, "--scan", scan, "--chains", "2", "--draws", "8"],
                              capsys)

@@ -5,6 +5,8 @@
 # Needs Debian's slurm-wlm and munge packages (slurmctld, slurmd, munged) and root, as in a container.
 # Everything it writes (config, state, logs, munge socket) lives under DIR, except a link
 # /etc/slurm/slurm.conf -> DIR/slurm.conf when the machine has no SLURM configuration of its own.
+# The cluster keeps no accounting database (slurmdbd); finished jobs go to a job-completion log, which
+# `sacct --completion` reads (JobID, JobName, State: COMPLETED, FAILED, ...).
 # The daemons listen on two free TCP ports picked at start, so they start beside other SLURM daemons (but job
 # steps read /etc/slurm/slurm.conf: beside another cluster that owns it, jobs fail, so run one at a time); a start
 # that fails stops what it started and says where the logs are.
@@ -96,6 +98,8 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$dir/log/jobcomp.txt
 MpiDefault=none
 ReturnToService=2
 MinJobAge=600

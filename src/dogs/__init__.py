@@ -9,8 +9,11 @@ The package is organised by idea (see docs/contributing.md, "Design"):
 - :mod:`dogs.exact`       ground truth: junction tree, enumeration, exact chains;
 - :mod:`dogs.experiments` one thin module per experiment, driven by Snakemake;
 - :mod:`dogs.plotting`    pure plotting functions;
-- :mod:`dogs.sampling`    one sampling call: chains -> ArviZ InferenceData, with evidence and certificates
-  (:func:`dogs.sample`, :func:`dogs.marginals`; bounds in :mod:`dogs.certificates`).
+- :mod:`dogs.sampling`    one sampling call: chains -> ArviZ data (InferenceData or DataTree), with evidence and
+  certificates (:func:`dogs.sample`, :func:`dogs.marginals`; bounds in :mod:`dogs.certificates`).
+
+The core needs numpy, scipy, numba and tqdm; pgmpy, ArviZ, plotting and the workflow are extras
+(:mod:`dogs.extras`).
 """
 
 __version__ = "0.1.0"

@@ -96,6 +96,10 @@ Example (the form of a row, not one of ``config/claims/``)::
 
 from __future__ import annotations
 
+from dogs.extras import require
+
+require("workflow", "dogs.claims")  # before the imports below: a missing package names its extra
+
 import math
 import numbers
 import string

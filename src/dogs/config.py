@@ -33,6 +33,10 @@ so that a message about the merged config can name the file too.
 
 from __future__ import annotations
 
+from dogs.extras import require
+
+require("workflow", "dogs.config")  # before the imports below: a missing package names its extra
+
 import math
 import numbers
 from pathlib import Path

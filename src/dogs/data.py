@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from dogs.extras import require
+
 __all__ = ["DATASETS", "HEART_DISEASE_FACTORS", "DatasetAbsentError", "DatasetMissingError", "absent_notice",
            "data_dir", "is_absent", "load_heart_disease", "require_dataset"]
 
@@ -165,6 +167,7 @@ def load_heart_disease(folder) -> np.ndarray:
     the risk factor present or high. Any consistent coding describes the same Boltzmann machine up to the
     signs of its parameters. Each cell's row is repeated ``count`` times.
     """
+    require("workflow", "dogs.data.load_heart_disease")
     import pandas as pd
 
     path = Path(folder) / "reinis_counts.csv"

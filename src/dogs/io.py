@@ -21,12 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
+from dogs.extras import DISTRIBUTION
+
 __all__ = ["atomic_path", "remove_stale_temporaries", "write_csv", "write_npz", "write_json", "read_json", "write_meta", "meta_path", "machine_info",
            "git_revision"]
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
-_PACKAGES = ("dogs", "numpy", "scipy", "numba", "pgmpy", "pandas", "matplotlib", "scikit-image", "snakemake")
+_PACKAGES = (DISTRIBUTION, "numpy", "scipy", "numba", "pgmpy", "pandas", "matplotlib", "scikit-image", "snakemake")
 
 
 @contextlib.contextmanager

@@ -1,4 +1,4 @@
-r"""One sampling call: a model and a scan in, ArviZ ``InferenceData`` out (DoGS Algorithm 1, several chains).
+r"""One sampling call: a model and a scan in, ArviZ data out (DoGS Algorithm 1, several chains).
 
 :func:`sample` runs ``chains`` Gibbs chains, each from its own start (by default labels drawn uniformly
 at random, so the chains start dispersed; for a factor graph, random states of positive probability),
@@ -8,10 +8,11 @@ every chain runs inside one kernel call per chunk of passes, the draws written b
 (:mod:`dogs.samplers.draws`: :func:`~dogs.samplers.gibbs.run_gibbs_draws` for ±1 models,
 :func:`~dogs.samplers.discrete_gibbs.run_discrete_gibbs_draws` for discrete pairwise ones,
 :func:`~dogs.samplers.factor_gibbs.run_factor_gibbs_draws` for factor graphs); each chain has one random
-stream through all its passes. The draws are the posterior group of an
-``arviz.InferenceData``: the variable ``label`` with dimensions ``(chain, draw, variable)``, states as
-labels ``0 .. K_i - 1`` (for a ±1 model label 0 is the spin -1), coordinates ``variable`` = the
-model's own indices.
+stream through all its passes. The draws are the posterior group of the installed ArviZ's data
+(``arviz.InferenceData`` with ArviZ 0.2x, ``xarray.DataTree`` with 1.x; :mod:`dogs.arviz_interop`): the
+variable ``label`` with dimensions ``(chain, draw, node)``, states as labels ``0 .. K_i - 1`` (for a ±1
+model label 0 is the spin -1), coordinates ``node`` = the model's own indices. ArviZ comes with the
+``arviz`` extra (:mod:`dogs.extras`); without it :func:`sample` stops before any chain runs.
 
 Evidence (:mod:`dogs.models.evidence`): the chains run on the conditioned model; the observed
 variables are left out of the draws (they never change) and listed in the attribute ``evidence``; the
@@ -52,6 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dogs.arviz_interop import import_arviz, indicator_diagnostics, posterior_draws, to_arviz
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.models.discrete import DiscretePairwiseMRF, cardinalities
 from dogs.models.factor_graph import DiscreteFactorGraph
@@ -72,34 +74,14 @@ class SamplingWarning(UserWarning):
     """A certificate that certifies nothing, or chains that have not converged."""
 
 
-def import_arviz():
-    """``arviz``, imported without its import-time announcements (ArviZ 0.2x announces a coming refactor)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import arviz
-
-    return arviz
-
-
 def diagnose(indicators: np.ndarray) -> dict[str, np.ndarray]:
     """ArviZ diagnostics of indicator draws ``(chains, draws, marginals)``: mean, mcse, r_hat, ess_bulk, ess_tail.
 
     Marginals whose draws are all equal get NaN for everything but the mean; with one chain R-hat is NaN (it
     compares chains).
     """
-    az = import_arviz()
     values = np.asarray(indicators, dtype=np.float64)
-    out = {"mean": values.mean(axis=(0, 1))}
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")  # e.g. "more chains than draws", which is no error here
-        dataset = az.convert_to_dataset({"x": values})
-        if values.shape[0] < 2:  # undefined; ArviZ would say so on the terminal through its own logger, every marginal
-            out["r_hat"] = np.full(values.shape[2:], np.nan)
-        else:
-            out["r_hat"] = np.asarray(az.rhat(dataset, method="rank")["x"].values, dtype=np.float64)
-        out["ess_bulk"] = np.asarray(az.ess(dataset, method="bulk")["x"].values, dtype=np.float64)
-        out["ess_tail"] = np.asarray(az.ess(dataset, method="tail")["x"].values, dtype=np.float64)
-        out["mcse"] = np.asarray(az.mcse(dataset, method="mean")["x"].values, dtype=np.float64)
+    out = {"mean": values.mean(axis=(0, 1)), **indicator_diagnostics(values)}
     constant = values.min(axis=(0, 1)) == values.max(axis=(0, 1))
     for key in ("r_hat", "ess_bulk", "ess_tail", "mcse"):
         out[key][constant] = np.nan
@@ -230,7 +212,7 @@ def _notice_compilation(model, scan, chains: int, draws: int, binary: bool) -> N
 def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int = 250, seed=0,
            start="dispersed", evidence=None, certify: bool = False, variables=None, influence=None,
            progress: bool | None = None):
-    r"""Gibbs draws of ``model`` from ``chains`` chains through ``scan``, as ``arviz.InferenceData``.
+    r"""Gibbs draws of ``model`` from ``chains`` chains through ``scan``, as ArviZ data.
 
     Parameters
     ----------
@@ -268,8 +250,8 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
 
     Returns
     -------
-    arviz.InferenceData
-        ``posterior.label`` ``(chain, draw, variable)``; attributes (``posterior.attrs``): ``n_vars``,
+    arviz.InferenceData (ArviZ 0.2x) or xarray.DataTree (ArviZ 1.x)
+        ``posterior.label`` ``(chain, draw, node)``; attributes (``posterior.attrs``): ``n_vars``,
         ``scan_length`` (steps per pass, over the unobserved variables), ``seed``, ``start``, ``binary``,
         and JSON texts ``cardinalities`` (of the reported variables), ``evidence`` and ``certificate``
         (``null`` unless ``certify``).
@@ -298,6 +280,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     if not isinstance(model, (BinaryPairwiseMRF, DiscretePairwiseMRF, DiscreteFactorGraph)):
         raise TypeError("model must be a BinaryPairwiseMRF, DiscretePairwiseMRF or DiscreteFactorGraph, got "
                         f"{type(model).__name__}")
+    import_arviz()  # the 'arviz' extra, before any chain runs
     chains = _whole(chains, "chains", 1)
     draws = _whole(draws, "draws", 4)
     conditioned = condition(model, evidence or {})
@@ -332,12 +315,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
              "evidence": json.dumps({str(k): v for k, v in conditioned.evidence.items()}),
              "certificate": json.dumps(None if certificate is None else _certificate_json(certificate, recorded,
                                                                                           original))}
-    az = import_arviz()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        data = az.from_dict(posterior={"label": labels}, coords={"variable": original},
-                            dims={"label": ["variable"]})
-    data.posterior.attrs.update(attrs)  # from_dict's attrs= does not reach the posterior group in ArviZ 0.23
+    data = to_arviz(labels, original, attrs)
     for message in sampling_warnings(data):
         warnings.warn(message, SamplingWarning, stacklevel=2)
     return data
@@ -433,12 +411,10 @@ def marginals(data):
     """
     import pandas as pd
 
-    posterior = data.posterior
-    labels = np.asarray(posterior["label"].values)
-    variables = np.asarray(posterior["variable"].values, dtype=np.int64)
-    cards = json.loads(posterior.attrs["cardinalities"])
-    binary = bool(posterior.attrs["binary"])
-    certificate = json.loads(posterior.attrs.get("certificate", "null"))
+    labels, variables, attrs = posterior_draws(data)
+    cards = json.loads(attrs["cardinalities"])
+    binary = bool(attrs["binary"])
+    certificate = json.loads(attrs.get("certificate", "null"))
     bounds = {row["variable"]: row for row in certificate} if certificate else {}
     rows = []
     if binary:
@@ -516,7 +492,6 @@ def _r_hats(data, table=None) -> tuple[np.ndarray, np.ndarray]:
         return table["variable"].to_numpy(), table["r_hat"].to_numpy(dtype=np.float64)
     from dogs.convergence import indicator_rhat
 
-    posterior = data.posterior
-    cards = np.asarray(json.loads(posterior.attrs["cardinalities"]), dtype=np.int64)
-    variables = np.repeat(np.asarray(posterior["variable"].values, dtype=np.int64), cards)
-    return variables, indicator_rhat(np.asarray(posterior["label"].values), cards)
+    labels, nodes, attrs = posterior_draws(data)
+    cards = np.asarray(json.loads(attrs["cardinalities"]), dtype=np.int64)
+    return np.repeat(nodes, cards), indicator_rhat(labels, cards)

@@ -22,6 +22,10 @@ numbers the DoGS figures and the paper-vs-ours verdicts use:
 
 from __future__ import annotations
 
+from dogs.extras import require
+
+require("workflow", "dogs.summaries")  # before the imports below: a missing package names its extra
+
 import numpy as np
 import pandas as pd
 

@@ -27,9 +27,11 @@ values; ``sample --certify`` adds DoGS Theorem 8's bias bound to every marginal.
 
 Every request is checked before any computation: arguments, input files (format, sizes, values) and
 output paths, and a resource guard estimates the memory the request needs and refuses it above the
-limit (80 % of physical memory, or ``--max-memory-gb``). Exit codes: 0 success; 2 bad arguments or a
-malformed or unsupported file; 3 a request too large for the memory limit or for exact inference;
-1 an internal error (a bug: please report it). Errors are one line on standard error.
+limit (80 % of physical memory, or ``--max-memory-gb``). Exit codes: 0 success; 2 bad arguments, a
+malformed or unsupported file, or a subcommand or option whose optional packages are not installed (the
+message names the extra: ``sample`` needs ``arviz``, ``exact`` needs ``pgmpy``, ``--plot`` needs ``plot``;
+:mod:`dogs.extras`); 3 a request too large for the memory limit or for exact inference; 1 an internal
+error (a bug: please report it). Errors are one line on standard error.
 """
 
 from __future__ import annotations
@@ -111,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--start", default="random",
                    help="'random' (default: every chain from uniformly random labels) or a label K for every variable")
     p.add_argument("--vars", help="report these variables only (comma separated; default all)")
-    p.add_argument("--save-chains", help="write the draws as ArviZ InferenceData (netCDF, a .nc file name)")
+    p.add_argument("--save-chains", help="write the draws as ArviZ data (netCDF, a .nc file name)")
     p.add_argument("--certify", action="store_true",
                    help="add DoGS Theorem 8 bounds per variable, valid from any start: 'bound' on the TV distance "
                         "of its marginal after one pass of the scan from its stationary marginal, 'bound_average' "
@@ -131,11 +133,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def package_version() -> str:
-    """The installed ``dogs`` package's version, from its metadata."""
+    """The installed distribution's version (``dogs-gibbs``, :data:`dogs.extras.DISTRIBUTION`), from its metadata."""
     from importlib.metadata import PackageNotFoundError, version
 
+    from dogs.extras import DISTRIBUTION
+
     try:
-        return version("dogs")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:  # run from a source tree that was never installed
         return "unknown (not installed)"
 
@@ -160,6 +164,7 @@ def main(argv=None) -> int:
     from dogs.cli._guard import Guard
     from dogs.cli._output import print_result
     from dogs.exact.elimination import ModelTooLargeError
+    from dogs.extras import MissingExtraError
     from dogs.models.uai import UAIError, UAITooLargeError
 
     args = _parser().parse_args(argv)
@@ -176,7 +181,7 @@ def main(argv=None) -> int:
         print(f"{prefix}: too large: ran out of memory ({_one_line(exc)}); lower the sizes or raise "
               "--max-memory-gb only if the machine has the memory", file=sys.stderr)
         return EXIT_TOO_LARGE
-    except (InputError, UAIError, ValueError, TypeError) as exc:
+    except (InputError, UAIError, ValueError, TypeError, MissingExtraError) as exc:
         print(f"{prefix}: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

@@ -36,6 +36,7 @@ from dogs.cli._guard import Guard
 from dogs.cli._models import load_model
 from dogs.cli._output import write_bound, write_scan
 from dogs.cli._plots import check_plot, plot_scan
+from dogs.extras import require
 from dogs.models.discrete import cardinalities
 
 __all__ = ["cmd_bound", "cmd_exact", "cmd_scan", "make_scan", "scan_comparison", "scan_summary"]
@@ -299,6 +300,7 @@ def cmd_exact(args, guard: Guard):
     model, conditioned = conditioned_model(args.evidence, model)
     free = np.arange(model.n_vars) if conditioned is None else conditioned.free
     constant += 0.0 if conditioned is None else conditioned.log_constant
+    require("pgmpy", "this command (pgmpy's junction tree)")  # the request is checked; can this install serve it?
     guard.junction_tree(model.n_vars, model.n_edges)
     allowed = min(cap, max(1, guard.limit // 24))  # clique tables, messages and beliefs in float64
     try:

@@ -13,11 +13,11 @@ __all__ = ["check_mar_request", "check_plot", "plot_sample", "plot_scan"]
 
 def check_plot(path: str | None, model):
     """``(file, (rows, cols))`` for ``--plot``, or None; refuses a non-grid model before any computation."""
-    from dogs.plotting.grid_maps import NotAGridError, grid_shape
-
     file = output_path(path, "--plot", (".png",))
     if file is None:
         return None
+    from dogs.plotting.grid_maps import NotAGridError, grid_shape  # the 'plot' extra
+
     try:
         return file, grid_shape(model)
     except NotAGridError as exc:

@@ -19,7 +19,7 @@ A marginal with :math:`\hat R > 1.01` (the threshold of Vehtari et al.), or whos
 changed in any chain, is flagged ``converged: false`` and a warning goes to standard error: the chains
 have not forgotten their starts, and the estimate and its standard error mean little. A marginal whose
 indicator is constant in every draw of every chain has no defined :math:`\hat R`, ESS or standard error
-(reported as null). ``--save-chains`` writes the draws as an ArviZ ``InferenceData`` (netCDF).
+(reported as null). ``--save-chains`` writes the draws as ArviZ data (netCDF; :mod:`dogs.arviz_interop`).
 
 The work is the library's :func:`dogs.sampling.sample` (this module checks the arguments, builds the
 scan and formats the result), so the command and the library give the same numbers for the same seed.
@@ -53,6 +53,7 @@ from dogs.cli._guard import Guard
 from dogs.cli._models import load_model
 from dogs.models.discrete import cardinalities
 from dogs.cli._plots import check_mar_request, check_plot, plot_sample
+from dogs.extras import require
 from dogs.sampling import RHAT_THRESHOLD, diagnose
 from dogs.scans.base import SCAN_NAMES
 
@@ -72,6 +73,7 @@ def _variables(text: str | None, n_vars: int) -> np.ndarray | None:
 
 
 def cmd_sample(args, guard: Guard):
+    from dogs.arviz_interop import check_netcdf_writer
     from dogs.sampling import SamplingWarning, marginals, sample, sampling_warnings
 
     saved = output_path(args.save_chains, "--save-chains", (".nc",))
@@ -94,6 +96,9 @@ def cmd_sample(args, guard: Guard):
                          f"got {args.start}")
     reported = np.setdiff1d(np.arange(model.n_vars) if variables is None else variables, list(evidence))
     diagnosed = reported.size if not hasattr(model, "cardinalities") else int(cards[reported].sum())
+    require("arviz", "this command (ArviZ diagnostics)")  # the request is checked; can this install serve it?
+    if saved is not None:
+        check_netcdf_writer()
     guard.sampling(model.n_vars, chains, draws, cards[reported], diagnosed, saved is not None)
     if args.scan in SCAN_NAMES:  # the library builds it over the unobserved variables: --length counts their steps
         guard.scan("--length", model.n_vars - len(evidence) if length is None else length)

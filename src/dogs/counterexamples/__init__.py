@@ -16,6 +16,10 @@ in ``n`` (Table 1, Fig. 2), analysed exactly with the chains of :mod:`dogs.exact
 This package may import :mod:`dogs.exact` and :mod:`dogs.models`; neither imports it.
 """
 
+from dogs.extras import require
+
+require("workflow", "dogs.counterexamples")  # before the imports below: a missing package names its extra
+
 from dogs.counterexamples.growth import (
     MIN_LOWER_TERMS_POINTS,
     fit_exponents,

@@ -24,11 +24,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from dogs.extras import require
+
 __all__ = ["import_pgmpy", "node_name", "table_by_name"]
 
 
 def import_pgmpy() -> None:
-    """Import pgmpy (about 2 s the first time) and silence its progress bars."""
+    """Import pgmpy (about 2 s the first time) and silence its progress bars.
+
+    Raises :class:`dogs.extras.MissingExtraError`, naming the ``pgmpy`` extra, when pgmpy is not installed.
+    """
+    require("pgmpy", "exact inference through pgmpy (junction tree, variable elimination)")
     from pgmpy import config
 
     config.set_show_progress(False)

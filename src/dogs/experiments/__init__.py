@@ -11,6 +11,10 @@ module; nothing here names it. The modules are imported on first use of :data:`F
 
 from __future__ import annotations
 
+from dogs.extras import require
+
+require("workflow", "dogs.experiments")  # before the imports below: a missing package names its extra
+
 import functools
 import importlib
 import pkgutil

@@ -16,6 +16,10 @@ errors (:func:`paired_margin`).
 
 from __future__ import annotations
 
+from dogs.extras import require
+
+require("workflow", "dogs.learning.posterior_accuracy")  # before the imports below: a missing package names its extra
+
 import numpy as np
 import pandas as pd
 from scipy.special import erf, ndtr

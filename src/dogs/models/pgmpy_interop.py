@@ -46,6 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from dogs.extras import require
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.models.discrete import DiscretePairwiseMRF
 from dogs.models.factor_graph import DiscreteFactorGraph
@@ -191,6 +192,7 @@ def to_pgmpy(model, names=None):
     names : sequence, optional
         pgmpy node names of the variables (default: a factor graph's own ``names``, else ``"x0", "x1", ...``).
     """
+    require("pgmpy", "dogs.models.to_pgmpy")
     from pgmpy.factors.discrete import DiscreteFactor
     from pgmpy.models import DiscreteMarkovNetwork
 

@@ -18,17 +18,18 @@ Seeds: a prefix family runs from ``seed``; the member of length ``T`` of a per-l
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 import numpy as np
-import pandas as pd
 
 from dogs.models.binary import BinaryPairwiseMRF
 from dogs.samplers.base import Work
 from dogs.samplers.gibbs import run_gibbs
 from dogs.scans.base import Scan
 from dogs.seeds import extend_seed
-from dogs.summaries import mean_by_length
+
+if TYPE_CHECKING:  # pandas is not a core dependency: imported where a table is made
+    import pandas as pd
 
 __all__ = ["LengthSamples", "mean_by_scan_and_length", "samples_at_lengths", "samples_by_scan"]
 
@@ -124,6 +125,10 @@ def mean_by_scan_and_length(model: BinaryPairwiseMRF, families: Mapping[str, Sca
     :func:`samples_by_scan`. With zero field and ``E_pi[X_target] = 0`` the mean is the bias of the
     length-``T`` sampler (DoGS Figs. 5, 8, 13).
     """
+    import pandas as pd
+
+    from dogs.summaries import mean_by_length
+
     frames = []
     for name, out in samples_by_scan(model, families, lengths, seed=seed, n_chains=n_chains,
                                      initial_state=initial_state, record_vars=[target], progress=progress):

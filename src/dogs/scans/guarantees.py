@@ -23,6 +23,10 @@ scan for the prefix-closed uniform and systematic scans, ``{T: Scan}`` for the D
 
 from __future__ import annotations
 
+from dogs.extras import require
+
+require("workflow", "dogs.scans.guarantees")  # before the imports below: a missing package names its extra
+
 from typing import Callable, Mapping
 
 import numpy as np

@@ -10,6 +10,10 @@ variable ``T / p`` times.
 
 from __future__ import annotations
 
+from dogs.extras import require
+
+require("workflow", "dogs.scans.profile")  # before the imports below: a missing package names its extra
+
 import numpy as np
 import pandas as pd
 

@@ -9,3 +9,7 @@
 
 PLSA itself lives in :mod:`dogs.learning.plsa`.
 """
+
+from dogs.extras import require
+
+require("workflow", "dogs.segmentation")  # before the imports below: a missing package names its extra

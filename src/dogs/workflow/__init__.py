@@ -10,3 +10,7 @@
 Nothing here knows a family by name: the functions take the family objects (``dogs.experiments.FAMILIES``) as an
 argument, so this package sits below the experiments it runs.
 """
+
+from dogs.extras import require
+
+require("workflow", "dogs.workflow")  # before the imports below: a missing package names its extra

@@ -1,0 +1,124 @@
+"""The sampling call's ArviZ output under the installed ArviZ line (0.2x from the lock; 1.x in .ci/run's second venv).
+
+:func:`dogs.sample` returns ``InferenceData`` under ArviZ 0.2x and ``xarray.DataTree`` under 1.x, in one layout
+(:mod:`dogs.arviz_interop`); ``arviz.summary``, ``arviz.rhat`` and ``arviz.ess`` read it as it is and agree with
+:func:`dogs.marginals`; the marginals match exact ones by enumeration; the draws survive netCDF; without ArviZ the
+call stops with one line naming the extra, before any chain runs. Exact answers need no pgmpy, so these tests run
+in a venv with the core and the ``arviz`` extra only.
+
+False-failure rate of the statistical check against enumeration: 1e-3 per test, split over its estimates
+(Bonferroni, which holds whatever their dependence: the states of one variable sum to one), each z-score taken
+as normal with the standard error from ArviZ's ESS.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dogs.samplers
+from dogs.arviz_interop import arviz_major_version, import_arviz, posterior_draws
+from dogs.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from dogs.exact import brute_force
+from dogs.extras import MissingExtraError
+from dogs.models import DiscretePairwiseMRF, grid_model
+from dogs.models.uai import write_uai
+from dogs.sampling import SamplingWarning, marginals, sample
+
+pytestmark = pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")
+
+
+def _potts():
+    rng = np.random.default_rng(5)
+    edges = np.array([[0, 1], [1, 2], [2, 3], [0, 3]])
+    return DiscretePairwiseMRF(np.array([3, 2, 3, 3]), [rng.normal(0, 0.5, k) for k in (3, 2, 3, 3)], edges,
+                               [rng.normal(0, 0.4, (a, b)) for a, b in ((3, 2), (2, 3), (3, 3), (3, 3))])
+
+
+def test_the_call_returns_the_installed_arvizs_structure_in_the_documented_layout():
+    az = import_arviz()
+    data = sample(grid_model(3, 3, coupling=0.2, field=0.1), chains=3, draws=30, seed=4, progress=False)
+    if arviz_major_version(az) >= 1:
+        import xarray
+
+        assert isinstance(data, xarray.DataTree)
+    else:
+        assert isinstance(data, az.InferenceData)
+    label = data.posterior["label"]
+    assert label.dims == ("chain", "draw", "node") and label.shape == (3, 30, 9)
+    assert set(np.unique(label.values)) <= {0, 1}
+    assert data.posterior["node"].values.tolist() == list(range(9))
+    assert {"n_vars", "scan_length", "seed", "start", "binary", "cardinalities", "evidence", "certificate"} <= set(
+        data.posterior.attrs)
+    labels, nodes, attrs = posterior_draws(data)
+    np.testing.assert_array_equal(labels, label.values)
+    assert nodes.tolist() == list(range(9)) and attrs["scan_length"] == 9
+
+
+def test_arviz_summary_rhat_and_ess_read_it_and_agree_with_marginals():
+    az = import_arviz()
+    model = grid_model(3, 4, coupling=0.25, field=np.linspace(-0.4, 0.4, 12))
+    data = sample(model, chains=4, draws=60, seed=1, evidence={5: 1}, progress=False)
+    summary = az.summary(data)
+    assert len(summary) == 11 and np.all(np.isfinite(np.asarray(summary["r_hat"], dtype=float)))
+    table = marginals(data)
+    up = table[table["state"] == 1].reset_index(drop=True)  # label 1 = spin +1: the label draws are its indicator
+    assert up["variable"].tolist() == data.posterior["node"].values.tolist()
+    np.testing.assert_allclose(np.asarray(summary["mean"], dtype=float), up["probability"], atol=0.006)
+    np.testing.assert_allclose(az.rhat(data)["label"].values, up["r_hat"], rtol=1e-12)
+    np.testing.assert_allclose(az.ess(data, method="bulk")["label"].values, up["ess_bulk"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["binary", "potts"])
+def test_marginals_match_enumeration(kind):
+    model = grid_model(3, 3, coupling=0.3, field=0.2) if kind == "binary" else _potts()
+    table = marginals(sample(model, chains=4, draws=400, seed=7, progress=False))
+    exact = brute_force(model).node_marginals
+    expected = np.array([exact[v][k] for v, k in zip(table["variable"], table["state"])])
+    z = (table["probability"].to_numpy() - expected) / table["std_error"].to_numpy()
+    assert np.all(np.abs(z) < stats.norm.ppf(1 - 1e-3 / (2 * z.size))), z
+
+
+def test_the_draws_survive_netcdf_and_the_command_writes_them(tmp_path, capsys):
+    az = import_arviz()
+    model = grid_model(3, 3, coupling=0.2)
+    data = sample(model, chains=2, draws=20, seed=3, certify=True, progress=False)
+    data.to_netcdf(str(tmp_path / "draws.nc"))
+    again = az.from_netcdf(str(tmp_path / "draws.nc"))
+    np.testing.assert_array_equal(posterior_draws(again)[0], posterior_draws(data)[0])
+    assert marginals(again).equals(marginals(data))
+
+    uai = write_uai(model, tmp_path / "g.uai")
+    saved = tmp_path / "cli.nc"
+    code = main(["sample", str(uai), "--scan", "systematic", "--length", "9", "--chains", "2", "--draws", "20",
+                 "--seed", "3", "--save-chains", str(saved)])
+    assert code == EXIT_OK, capsys.readouterr().err
+    assert posterior_draws(az.from_netcdf(str(saved)))[0].shape == (2, 20, 9)
+
+
+def test_without_arviz_the_call_names_the_extra_before_any_chain_runs(monkeypatch, tmp_path, capsys):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "arviz" else find_spec(name, *a))
+
+    def no_chain(*args, **kwargs):
+        raise AssertionError("a chain ran")
+
+    monkeypatch.setattr(dogs.samplers, "run_gibbs", no_chain)
+    monkeypatch.setattr(dogs.samplers, "run_discrete_gibbs", no_chain)
+    with pytest.raises(MissingExtraError) as error:
+        sample(grid_model(3, 3, coupling=0.2), progress=False)
+    message = str(error.value)
+    assert "'arviz' extra" in message and "pip install 'dogs-gibbs[arviz]'" in message and "\n" not in message
+    uai = write_uai(grid_model(3, 3, coupling=0.2), tmp_path / "g.uai")
+    assert main(["sample", str(uai), "--scan", "systematic"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.startswith("dogs sample: ") and "dogs-gibbs[arviz]" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_sampling_warning_still_reaches_the_caller():
+    """Chains stuck in their starts (strong coupling, two draws per half) are flagged under either line."""
+    with pytest.warns(SamplingWarning, match="R-hat"):
+        sample(grid_model(4, 4, coupling=2.0), chains=4, draws=8, seed=0, start=np.array([0] * 16), progress=False)
