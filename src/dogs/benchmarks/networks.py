@@ -25,7 +25,9 @@ marginal estimated from ``--chains`` chains (default 8; pgmpy: one):
 ``pgmpy``  ``pgmpy.sampling.GibbsSampling`` on the conditioned network (pgmpy's sampler takes no evidence, so
     it gets our conditioned factor graph as a Markov network), one chain, its states counted per variable.
 
-Draws are sized to the budget by a pilot run (a tenth of the budget at most). Reported per network and sampler:
+Draws are sized to the budget by two pilot runs (the time per pass and the fixed cost); a run that fits more than
+:data:`MAX_DRAWS` passes per chain into the budget records every ``k``-th pass (``k`` passes per draw). Reported per
+network and sampler:
 the mean and the largest ``|estimate - exact|`` over every state of every unobserved variable, and for ours
 the *coverage* of the reported intervals: the share of marginals with ``|estimate - exact|`` at most three
 standard errors (ArviZ's Monte Carlo standard error, :func:`dogs.marginals`) plus the certified bias
@@ -79,33 +81,70 @@ def choose_evidence(model, n_evidence: int, rng: np.random.Generator) -> dict[in
     return {int(i): int(state[i]) for i in chosen}
 
 
-def _draws_for(budget: float, run, pilot_draws: int = 8) -> int:
-    """Draws that fill ``budget`` seconds, from the time of a pilot ``run(pilot_draws)`` (at least 4)."""
+#: Draws per chain at most: a run that fits more passes into the budget takes several passes per draw (thinning),
+#: so that the draws and ArviZ's diagnostics of them stay small.
+MAX_DRAWS = 4000
+
+
+def _budgeted(budget: float, run, pilot_draws: int = 32) -> tuple[int, int]:
+    """``(draws, passes per draw)`` that fill ``budget`` seconds of ``run(draws, passes)``, at most :data:`MAX_DRAWS`
+    draws: the fixed cost is the time of a 4-draw run, the time per pass from pilot runs of ``pilot_draws`` draws whose
+    passes per draw grow fourfold until the passes take a tenth of the budget (so that noise in the fixed cost cannot
+    pass for the passes' time)."""
+    run(4, 1)  # compilation and first-call costs, not the sampler's
     start = time.perf_counter()
-    run(pilot_draws)
-    per_draw = max((time.perf_counter() - start) / pilot_draws, 1e-9)
-    return max(4, int(0.9 * budget / per_draw))
+    run(4, 1)
+    fixed = time.perf_counter() - start
+    passes = 1
+    while True:
+        start = time.perf_counter()
+        run(pilot_draws, passes)
+        spent = time.perf_counter() - start - fixed
+        if spent >= 0.1 * budget or passes >= 1 << 20:
+            break
+        passes *= 4
+    per_pass = max(spent, 1e-6) / (pilot_draws * passes)
+    total = max(4, int((budget - fixed) / per_pass))
+    thin = max(1, -(-total // MAX_DRAWS))
+    return max(4, total // thin), thin
 
 
-def _ours(model, scan, evidence, chains: int, seconds: float, seed: int, setup: float) -> dict:
-    """``dogs.sample`` for what remains of ``seconds`` after ``setup``; its marginals and certificate."""
+def _ours(model, scan, reduced_scan, conditioned, bound, chains: int, seconds: float, seed: int, setup: float) -> dict:
+    """``dogs.sample`` for what remains of ``seconds`` after ``setup``: its marginals, and the Theorem 8 certificate
+    of the draws from the influence bound already computed (outside the budget, for both of our samplers alike)."""
+    from dogs.certificates import marginal_certificate
     from dogs.sampling import SamplingWarning, marginals, sample
+    from dogs.scans import Scan
 
-    def run(draws):
+    evidence = conditioned.evidence
+
+    def run(draws, passes):
+        if isinstance(scan, str):
+            one_draw, length = scan, passes * conditioned.model.n_vars
+        else:
+            one_draw, length = np.tile(scan, passes), None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
-            return sample(model, scan, chains=chains, draws=draws, seed=seed, evidence=evidence, certify=True,
+            return sample(model, one_draw, length=length, chains=chains, draws=draws, seed=seed, evidence=evidence,
                           progress=False)
 
-    draws = _draws_for(max(seconds - setup, 0.1), run)
+    draws, thin = _budgeted(max(seconds - setup, 0.1), run)
     start = time.perf_counter()
-    data = run(draws)
+    data = run(draws, thin)
+    elapsed = setup + time.perf_counter() - start
     table = marginals(data)
-    return {"draws": draws, "seconds": setup + time.perf_counter() - start, "table": table}
+    certificate = marginal_certificate(Scan(np.tile(reduced_scan.indices, thin), reduced_scan.n_vars), bound,
+                                       passes=draws)
+    reduced_of = {int(i): r for r, i in enumerate(conditioned.free)}
+    table["bound_average"] = [certificate.average_bound(reduced_of[int(i)]) for i in table["variable"]]
+    table["bound_average"] = table["bound_average"].astype(float)
+    return {"draws": draws, "thin": thin, "seconds": elapsed, "table": table}
 
 
-def _pgmpy(model, conditioned, seconds: float, seed: int) -> dict:
-    """pgmpy's GibbsSampling on the conditioned network for ``seconds`` (setup included): marginals by counting."""
+def _pgmpy(model, conditioned, seconds: float, seed: int, start_labels) -> dict:
+    """pgmpy's GibbsSampling on the conditioned network for ``seconds`` (setup included), from ``start`` (a state of
+    positive probability of the conditioned network: pgmpy's own random start would have probability 0 on most
+    networks with zeros, and its conditionals there are 0/0); marginals by counting its states."""
     import contextlib
     import io
 
@@ -123,11 +162,13 @@ def _pgmpy(model, conditioned, seconds: float, seed: int) -> dict:
             if setup > seconds:
                 return {"error": f"setup took {setup:.1f} s, over the budget"}
 
-            def run(size):
-                return sampler.sample(size=size, seed=seed)
+            start_state = [(name, int(label)) for name, label in zip(network.nodes(), start_labels)]
 
-            size = _draws_for(seconds - setup, run)
-            samples = run(size)
+            def run(size, passes):  # pgmpy keeps every sweep: ours keep every passes-th
+                return sampler.sample(start_state=start_state, size=size * passes, seed=seed).iloc[::passes]
+
+            size, thin = _budgeted(seconds - setup, run)
+            samples = run(size, thin)
     except Exception as exc:  # pgmpy's sampler on a network it cannot handle: reported, not raised
         return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"}
     estimates = []
@@ -173,8 +214,11 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
     dogs_indices = scan_in_original(result.scan, conditioned)
     row["dogs_scan_length"] = int(result.scan.length)
     row["dogs_variation"] = float(result.variation)
-    for sampler, scan, setup_s in (("DoGS", dogs_indices, setup), ("systematic", "systematic", 0.0)):
-        out = _ours(model, scan, evidence, chains, seconds, seed_int, setup_s)
+    row["dogs_setup_s"] = setup
+    sweep = systematic_scan(reduced.n_vars, reduced.n_vars)
+    for sampler, scan, reduced_scan, setup_s in (("DoGS", dogs_indices, result.scan, setup),
+                                                 ("systematic", "systematic", sweep, 0.0)):
+        out = _ours(model, scan, reduced_scan, conditioned, bound, chains, seconds, seed_int, setup_s)
         table = out["table"]
         estimates = [table[table["variable"] == int(i)]["probability"].to_numpy() for i in conditioned.free]
         errors = _errors(estimates, truth)
@@ -184,11 +228,15 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
         rows = [lookup[key] for key in order]
         within = errors <= 3.0 * table["std_error"].to_numpy()[rows] + bias[rows]
         within |= ~np.isfinite(table["std_error"].to_numpy()[rows]) & (errors <= bias[rows] + 1e-12)
-        row[sampler] = {"draws": out["draws"], "seconds": out["seconds"], "mean_error": float(errors.mean()),
+        row[sampler] = {"draws": out["draws"], "thin": out["thin"], "seconds": out["seconds"],
+                        "mean_error": float(errors.mean()),
                         "max_error": float(errors.max()), "coverage": float(within.mean()),
                         "unconverged": int((~table["converged"]).sum()), "marginals": int(errors.size),
                         "certified": int(np.isfinite(table["bound_average"]).sum())}
-    out = _pgmpy(model, conditioned, seconds, seed_int % 2**32)
+    from dogs.samplers.factor_gibbs import positive_starts
+
+    pgmpy_start = positive_starts(conditioned.model, 1, np.random.default_rng(run_seed))[0]
+    out = _pgmpy(model, conditioned, seconds, seed_int % 2**32, pgmpy_start)
     if "error" in out:
         row["pgmpy"] = {"error": out["error"]}
     else:
