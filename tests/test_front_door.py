@@ -131,7 +131,7 @@ def test_publish_refuses_a_dirty_checkout_and_a_run_of_another_commit_unless_tol
     results, figures = _run_tree(tmp_path / "run", _table(["reproduced"]), revision=head)
     out = repository / "docs" / "results"
     (out / "old.md").write_text("being republished\n")  # what publishing writes is no uncommitted change
-    assert published.code_problems(results, repository) == []
+    assert published.code_problems(results, repository) == {}
     stamp = published.publish(results, figures, out, repository)
     assert stamp["run_git_revisions"] == [head] and stamp["published_from_git_revision"] == head + "-dirty"
 

@@ -279,25 +279,28 @@ def _git(repository, *args) -> str | None:
     return out.stdout if out.returncode == 0 else None
 
 
-def code_problems(results_dir, repository=".") -> list[str]:
-    """Why the stamp would not name the code that made the run's results: uncommitted changes in ``repository``
-    (outside ``docs/results/`` and ``README.md``, which publishing writes), or results made at another commit than
-    the one checked out (the sidecars' git revisions, :func:`_run_revisions`)."""
+def code_problems(results_dir, repository=".") -> dict[str, str]:
+    """Why the stamp would not name the code that made the run's results, by check: ``dirty`` (uncommitted changes
+    in ``repository`` outside ``docs/results/`` and ``README.md``, which publishing writes) and ``other_commit``
+    (results made at another commit than the one checked out: the sidecars' git revisions, :func:`_run_revisions`;
+    or no checkout at all)."""
     head = (_git(repository, "rev-parse", "HEAD") or "").strip()
     if not head:
-        return [f"{Path(repository).resolve()} is not a git checkout: which code made the results is unknown"]
-    problems = []
+        return {"other_commit": f"{Path(repository).resolve()} is not a git checkout: which code made the results "
+                                "is unknown (--allow-other-commit publishes anyway)"}
+    problems = {}
     changed = _git(repository, "status", "--porcelain", "--untracked-files=no", "--", ":/",
                    ":(top,exclude)docs/results", ":(top,exclude)README.md")
     if changed and changed.strip():
         files = [line[3:] for line in changed.splitlines() if line.strip()]
-        problems.append(f"the repository has uncommitted changes ({', '.join(files[:5])}{', ...' if len(files) > 5 else ''}): "
-                        "commit them, rerun, then publish (--allow-dirty publishes anyway)")
+        problems["dirty"] = (f"the repository has uncommitted changes ({', '.join(files[:5])}"
+                             f"{', ...' if len(files) > 5 else ''}): commit them, rerun, then publish "
+                             "(--allow-dirty publishes anyway)")
     revisions = _run_revisions(Path(results_dir))
     if revisions != [head]:
         made = ", ".join(revisions) or "no recorded revision"
-        problems.append(f"the run's results were made at {made}, not at the checked-out {head}: rerun at this commit "
-                        "(--allow-other-commit publishes anyway)")
+        problems["other_commit"] = (f"the run's results were made at {made}, not at the checked-out {head}: rerun at "
+                                    "this commit (--allow-other-commit publishes anyway)")
     return problems
 
 
@@ -331,8 +334,7 @@ def publish(results_dir, figures_dir, out_dir, repository=".", *, allow_dirty: b
     if png_bytes > MAX_PNG_BYTES:
         raise ValueError(f"the key figures hold {png_bytes / 2**20:.2f} MB of PNG, more than {MAX_PNG_BYTES / 2**20:.0f} MB")
     overridden = {"dirty": allow_dirty, "other_commit": allow_other_commit}
-    problems = [p for p in code_problems(results_dir, repository)
-                if not (("uncommitted" in p and allow_dirty) or ("made at" in p and allow_other_commit))]
+    problems = [text for check, text in code_problems(results_dir, repository).items() if not overridden[check]]
     if problems:
         raise ValueError("; ".join(problems))
 
