@@ -244,7 +244,7 @@ rule fig_aa8:
 
 
 rule fig_aa_errata_b1_b2:
-    """Annular augmentation Figs. 6-7 diagnostics of the authors' code (docs/paper-vs-ours.md); figures/boltzmann/."""
+    """Annular augmentation Figs. 6-7 diagnostics of the authors' code (needs the heart data; docs/paper-vs-ours.md); figures/boltzmann/."""
     input:
         figure("boltzmann/errata_b1_b2.png"),
 
@@ -293,7 +293,7 @@ rule all_without_data:
 
 
 rule all_with_data:
-    """Every figure and table of the four papers; planning stops if a data set is missing or corrupt."""
+    """Every figure and table of the four papers (needs both data sets: planning stops if one is missing or corrupt)."""
     input:
         rules.all_without_data.input,
         # experiments on the data sets of the data directory (see docs/data.md)

@@ -61,6 +61,15 @@ rule paper_vs_ours_publish:
         figures=lambda wildcards, input: os.path.dirname(
             os.path.dirname(input.figures[0])
         ),
+        # refused from a dirty checkout or a run of another commit unless told (--config publish_allow_dirty=true ...)
+        told=" ".join(
+            flag
+            for key, flag in (
+                ("publish_allow_dirty", "--allow-dirty"),
+                ("publish_allow_other_commit", "--allow-other-commit"),
+            )
+            if config.get(key)
+        ),
     shell:
         "{params.python} -m dogs.workflow.published publish --results {params.results:q} --figures {params.figures:q} "
-        "--out docs/results --readme README.md > {log} 2>&1"
+        "--out docs/results --readme README.md {params.told} > {log} 2>&1"

@@ -181,7 +181,19 @@ rule scan_order_plot_fig2a:
                 "paper": "He et al. 2016",
                 "section": "§3",
                 "figure": "Fig. 2a",
-                "panels": "mixing time vs n, five models",
+                "panels": "mixing time vs n, the figure's three models",
+            },
+        ),
+        appendix=report(
+            figure("scan_order/fig2a_appendix_models.png"),
+            caption="captions/scan_order_fig2a.rst",
+            category="2. He et al. 2016, scan order",
+            subcategory="Table 1 and Fig. 2",
+            labels={
+                "paper": "He et al. 2016",
+                "section": "App. A",
+                "figure": "Fig. 2a, App. A models",
+                "panels": "mixing time vs n, memorize and repeat, soft dependencies",
             },
         ),
     log:

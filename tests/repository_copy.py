@@ -8,8 +8,9 @@ copied without what the workflow and the tools generate.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
+
+import cpu_limited
 
 ROOT = Path(__file__).resolve().parents[1]
 _GENERATED = {".git", ".venv", "results", "figures", ".snakemake", "__pycache__", ".pytest_cache", ".hypothesis",
@@ -19,10 +20,13 @@ _GENERATED = {".git", ".venv", "results", "figures", ".snakemake", "__pycache__"
 def repository_files() -> list[str] | None:
     """The repository's files as a clone would hold them (tracked, plus new ones git does not ignore), or None."""
     try:
-        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                                capture_output=True, check=True, timeout=60).stdout.decode()
-    except (OSError, subprocess.SubprocessError):
+        proc = cpu_limited.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                               cpu_seconds=cpu_limited.PLANNING_CPU_SECONDS)
+    except OSError:
         return None
+    if proc.returncode != 0:
+        return None
+    listed = proc.stdout
     return [name for name in listed.split("\0") if name and (ROOT / name).is_file()]
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from cpu_limited import PLANNING_CPU_SECONDS, run
 from dogs.data import DatasetMissingError, require_dataset
 from dogs.io import atomic_path, remove_stale_temporaries, write_csv
 from dogs.models import BinaryPairwiseMRF, grid_model
@@ -31,7 +32,7 @@ def _plan_with(tmp_path, overrides: dict):
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(extra))
     cmd = [sys.executable, "-m", "snakemake", "--cores", "1", "--configfile", "config/smoke.yaml", str(path)]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = run(cmd, cwd=ROOT, cpu_seconds=PLANNING_CPU_SECONDS)
     return proc, proc.stdout + proc.stderr
 
 
@@ -62,15 +63,15 @@ def test_duplicate_config_key_names_the_file_and_lines(tmp_path):
     path = tmp_path / "twice.yaml"
     path.write_text(f"results_dir: {tmp_path / 'results'}\nroot_seed: 1\nroot_seed: 2\n")
     cmd = [sys.executable, "-m", "snakemake", "-n", "--configfile", "config/smoke.yaml", str(path)]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = run(cmd, cwd=ROOT, cpu_seconds=PLANNING_CPU_SECONDS)
     text = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "duplicate key 'root_seed' at line 3 (first at line 2)" in text and str(path) in text, text[-2000:]
 
 
 def test_planning_commands_need_no_cores():
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--summary", "--configfile", "config/smoke.yaml"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = run([sys.executable, "-m", "snakemake", "--summary", "--configfile", "config/smoke.yaml"], cwd=ROOT,
+               cpu_seconds=PLANNING_CPU_SECONDS)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
 
 
@@ -145,7 +146,7 @@ def test_a_killed_writer_leaves_no_temporary_after_the_next_write(tmp_path, sign
     proc = subprocess.Popen([sys.executable, "-c", script, str(target)], stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(getattr(signal, signal_name))
-    proc.wait(timeout=30)
+    proc.wait()  # either signal ends it (SIGTERM's default action)
     assert not target.exists()
     write_csv(pd.DataFrame({"a": [1]}), target)  # the rerun of the rule
     assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]
@@ -192,7 +193,7 @@ def test_experiment_cli_rejects_malformed_settings(tmp_path):
     out = tmp_path / "table.md"
     cmd = [sys.executable, "-m", "dogs.experiments.paper_vs_ours", "summarise", "--input",
            f"claims={tmp_path / 'none.yaml'}", "--output", f"md={out}", "--output", f"csv={tmp_path / 't.csv'}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    proc = run(cmd, cpu_seconds=PLANNING_CPU_SECONDS)
     assert proc.returncode != 0 and "none.yaml" in proc.stderr
     assert not out.exists()
 
@@ -217,8 +218,7 @@ def test_workflow_stops_at_once_when_a_rule_needs_a_missing_data_set(tmp_path):
     empty.mkdir()
     cmd = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "-d", str(tmp_path), "--cores", "1",
            "--config", "results_dir=r", "figures_dir=f"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "DOGS_DATA_DIR": str(empty)})
+    proc = run(cmd, cpu_seconds=PLANNING_CPU_SECONDS, env={**os.environ, "DOGS_DATA_DIR": str(empty)})
     text = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "heart_disease/reinis_counts.csv" in text and "gRbase" in text, text[-2000:]

@@ -4,9 +4,10 @@ Each case is malformed UAI or ``.npz`` model files, bad side files (scans, weigh
 grouped by class: truncated files, wrong counts, huge declared sizes, non-ASCII digits, NaN / infinite /
 negative entries and all-zero tables, garbage bytes, wrong container types, bad options and output paths. For every
 case the command must exit with 2 (bad input) or 3 (too large), print exactly one line on standard
-error and nothing on standard output, never a traceback, and stay within bounded time and memory
-(``MAX_SECONDS`` and ``MAX_TRACED_BYTES`` per case, memory measured with ``tracemalloc``, which sees
-numpy's allocations). The corpus is built from fixed seeds, so every run tries the same cases.
+error and nothing on standard output, never a traceback, and stay within bounded memory (``MAX_TRACED_BYTES``
+per case, measured with ``tracemalloc``, which sees numpy's allocations: a huge declared size is refused, not
+allocated; no time is asserted, CI being a loaded machine). The corpus is built from fixed seeds, so every run
+tries the same cases.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import io
 import os
 import struct
-import time
 import tracemalloc
 import zipfile
 
@@ -26,7 +26,6 @@ from test_cli import CYCLE
 from dogs.cli import EXIT_BAD_INPUT, EXIT_TOO_LARGE, main
 from dogs.models import grid_model
 
-MAX_SECONDS = 10.0
 MAX_TRACED_BYTES = 256 * 2**20
 
 GOOD_UAI = CYCLE  # a 4-cycle of binary variables with unary, pairwise and constant factors
@@ -269,30 +268,27 @@ def _argument_cases(tmp) -> dict[str, tuple[list[str], int]]:
 
 def _run(argv, capsys):
     tracemalloc.start()
-    started = time.perf_counter()
     try:
         code = main(argv)
     except SystemExit as exc:  # argparse
         code = exc.code
-    seconds = time.perf_counter() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     out = capsys.readouterr()
-    return code, out.out, out.err, seconds, peak
+    return code, out.out, out.err, peak
 
 
-def _assert_clean_failure(name, expected, code, out, err, seconds, peak):
+def _assert_clean_failure(name, expected, code, out, err, peak):
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == expected, f"{name}: exit {code} (expected {expected}): {err}"
     assert out == "", f"{name}: printed {out[:200]!r}"
     assert len(lines) == 1 and "Traceback" not in err, f"{name}: {err}"
-    assert seconds < MAX_SECONDS, f"{name}: {seconds:.1f} s"
     assert peak < MAX_TRACED_BYTES, f"{name}: {peak / 2**20:.0f} MB"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _warm(tmp_path_factory):
-    """Import the package's modules and load (or compile) the numba reading kernels once, outside the clocks."""
+    """Import the package's modules and load (or compile) the numba reading kernels once, before the cases."""
     directory = tmp_path_factory.mktemp("warm")
     (directory / "good.uai").write_text(GOOD_UAI)
     np.savez(directory / "good.npz", **grid_model(2, 2, coupling=0.3).to_npz_dict())
@@ -333,5 +329,5 @@ def test_the_good_files_of_the_corpus_work(tmp_path, capsys, command):
     (tmp_path / "good.uai").write_text(GOOD_UAI)
     np.savez(tmp_path / "good.npz", **grid_model(2, 2, coupling=0.3, field=0.1).to_npz_dict())
     for name in ("good.uai", "good.npz"):
-        code, out, err, _, _ = _run([command, str(tmp_path / name)], capsys)
+        code, out, err, _ = _run([command, str(tmp_path / name)], capsys)
         assert code == 0 and out and all(": warning: " in line for line in err.splitlines()), err

@@ -13,13 +13,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from repository_copy import ROOT, copy_repository
 
+from cpu_limited import PLANNING_CPU_SECONDS, SMALL_RUN_CPU_SECONDS, run
 from dogs.data import DATASETS, DatasetMissingError, require_dataset
 
 # The rule families that read a data set (rules/msrc.smk, rules/boltzmann.smk), by data set.
@@ -45,8 +45,7 @@ def _environment(clone: Path, data_dir: Path | None) -> dict:
 def plan(clone: Path, *args, data_dir: Path | None = None):
     """``snakemake -n ARGS`` in the copy; returns the process and its output (stdout and stderr)."""
     cmd = [sys.executable, "-m", "snakemake", *args, "-n"]
-    proc = subprocess.run(cmd, cwd=clone, capture_output=True, text=True, timeout=600,
-                          env=_environment(clone, data_dir))
+    proc = run(cmd, cwd=clone, cpu_seconds=PLANNING_CPU_SECONDS, env=_environment(clone, data_dir))
     return proc, proc.stdout + proc.stderr
 
 
@@ -103,6 +102,18 @@ def test_the_strict_target_stops_without_data(clone):
     assert "not found" in text and "Get it from" in text and "Put it at" in text, text[-4000:]
 
 
+def test_the_targets_say_which_need_data_and_fig_aa8_plans_without_it(clone):
+    """``snakemake -l`` says which targets need a data set (so "needs" is in their docstring); a target that does
+    not say so plans without data: AA Fig. 8, whose data are synthetic."""
+    proc, text = plan(clone, "--list-target-rules")
+    listed = dict(line.split(" ", 1) for line in proc.stdout.splitlines() if " " in line)
+    needing = {name for name, doc in listed.items() if re.search(r"\bneeds (MSRC v1|the heart data|both data sets)", doc)}
+    assert {"fig6", "fig7", "fig16", "fig_aa6", "fig_aa7", "fig_aa_errata_b1_b2", "all_with_data"} <= needing
+    assert "fig_aa8" not in needing
+    proc, text = plan(clone, "fig_aa8", "--configfile", "config/smoke.yaml")
+    assert proc.returncode == 0 and "boltzmann_plot_fig8" in text, text[-3000:]
+
+
 def test_a_corrupt_data_set_stops_the_default_target_at_planning(clone, tmp_path):
     folder = tmp_path / "data" / DATASETS["heart_disease"].folder
     folder.mkdir(parents=True)
@@ -140,7 +151,6 @@ def test_the_config_key_data_dir_reaches_the_jobs(clone, tmp_path):
     target = tmp_path / "results" / "boltzmann" / "heart" / "data.npz"
     cmd = [sys.executable, "-m", "snakemake", "--cores", "1", str(target), "--configfile", "config/smoke.yaml",
            str(config)]
-    proc = subprocess.run(cmd, cwd=clone, capture_output=True, text=True, timeout=600,
-                          env=_environment(clone, None))
+    proc = run(cmd, cwd=clone, cpu_seconds=SMALL_RUN_CPU_SECONDS, env=_environment(clone, None))
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     assert target.is_file()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -15,6 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from cpu_limited import PLANNING_CPU_SECONDS, run
 from dogs.claims import PAPER_ORDER, load_paper_claims
 from dogs.workflow import published
 
@@ -32,16 +32,28 @@ def _table(verdicts, comparable="yes"):
                          "verdict": verdicts, "comparable_with_paper": comparable})
 
 
-def _run_tree(tmp_path, table, png_bytes=100):
+def _figure(path, title, panels=2):
+    from dogs.plotting import style
+
+    fig, _ = style.subplots(1, panels, figsize=(2.0 * panels, 1.5))
+    fig.suptitle(title)
+    style.save_figure(fig, path)
+
+
+def _run_tree(tmp_path, table, revision="abc123"):
+    """A run's results and figures: the table, a sidecar made at ``revision``, each key figure titled by its paper
+    figure."""
     results, figures = tmp_path / "results", tmp_path / "figures"
     (results / "paper_vs_ours").mkdir(parents=True)
     table.to_csv(results / "paper_vs_ours" / "paper_vs_ours.csv", index=False)
-    (results / "paper_vs_ours" / "paper_vs_ours.md").write_text("# Paper vs ours\n")
+    (results / "paper_vs_ours" / "paper_vs_ours.md").write_text(
+        "# Paper vs ours\n\nThe run's table.\n\n## How each criterion reads the paper\n\n"
+        + "".join(f"- `{row_id}`: reading {row_id}\n" for row_id in table["id"]))
     (results / "ising10").mkdir()
-    (results / "ising10" / "model.meta.json").write_text(json.dumps({"git_revision": "abc123"}))
-    for rel, _, _ in published.KEY_FIGURES:
+    (results / "ising10" / "model.meta.json").write_text(json.dumps({"git_revision": revision}))
+    for rel, paper, caption in published.KEY_FIGURES:
         (figures / rel).parent.mkdir(parents=True, exist_ok=True)
-        (figures / rel).write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(png_bytes))
+        _figure(figures / rel, f"{published.PAPER_IN_TITLE[paper]} {caption}")
     return results, figures
 
 
@@ -51,13 +63,16 @@ def test_publish_copies_the_table_and_key_figures_and_stamps_them(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n{published.BEGIN}\nstale\n{published.END}\nrest\n")
     out = tmp_path / "docs" / "results"
+    # this checkout did not make the run (revision abc123): told so by the flags
     assert published.main(["publish", "--results", str(results), "--figures", str(figures), "--out", str(out),
-                           "--readme", str(readme)]) == 0
+                           "--readme", str(readme), "--allow-dirty", "--allow-other-commit"]) == 0
     for rel, _, _ in published.KEY_FIGURES:
         assert (out / "figures" / rel).read_bytes() == (figures / rel).read_bytes()
     assert (out / "paper_vs_ours.csv").read_text() == (results / "paper_vs_ours" / "paper_vs_ours.csv").read_text()
+    page = (out / "paper_vs_ours.md").read_text()
+    assert page.startswith("# Paper vs ours\n") and page.index(published.COMPACT_END) < page.index("The run's table.")
     stamp = json.loads((out / "provenance.json").read_text())
-    assert stamp["run_git_revisions"] == ["abc123"]
+    assert stamp["run_git_revisions"] == ["abc123"] and stamp["checks_overridden"] == ["dirty", "other_commit"]
     assert stamp["machine"]["cores"] and stamp["table_written"] and stamp["published"]
     text = readme.read_text()
     assert "stale" not in text and text.startswith("intro\n") and text.endswith("rest\n")
@@ -68,18 +83,92 @@ def test_publish_copies_the_table_and_key_figures_and_stamps_them(tmp_path):
 
 
 def test_publish_refuses_a_smoke_table_a_missing_figure_and_too_many_bytes(tmp_path, monkeypatch):
+    told = {"allow_dirty": True, "allow_other_commit": True}
     results, figures = _run_tree(tmp_path / "smoke", _table(["reproduced"], comparable="no (smoke run)"))
     with pytest.raises(ValueError, match="smoke run"):
-        published.publish(results, figures, tmp_path / "out1")
+        published.publish(results, figures, tmp_path / "out1", **told)
     results, figures = _run_tree(tmp_path / "missing", _table(["reproduced"]))
     (figures / published.KEY_FIGURES[0][0]).unlink()
     with pytest.raises(ValueError, match="not in the run's results"):
-        published.publish(results, figures, tmp_path / "out2")
-    results, figures = _run_tree(tmp_path / "big", _table(["reproduced"]), png_bytes=1000)
+        published.publish(results, figures, tmp_path / "out2", **told)
+    results, figures = _run_tree(tmp_path / "big", _table(["reproduced"]))
     monkeypatch.setattr(published, "MAX_PNG_BYTES", 1000)
     with pytest.raises(ValueError, match="MB of PNG"):
-        published.publish(results, figures, tmp_path / "out3")
+        published.publish(results, figures, tmp_path / "out3", **told)
     assert not any((tmp_path / name).exists() for name in ("out1", "out2", "out3"))
+
+
+def test_publish_refuses_a_figure_that_names_no_paper_figure_or_has_too_many_panels(tmp_path):
+    told = {"allow_dirty": True, "allow_other_commit": True}
+    rel, paper, caption = published.KEY_FIGURES[-1]
+    results, figures = _run_tree(tmp_path / "untitled", _table(["reproduced"]))
+    _figure(figures / rel, "Posteriors of the weights")
+    with pytest.raises(ValueError, match=f"does not name {published.PAPER_IN_TITLE[paper]} and Fig. 8"):
+        published.publish(results, figures, tmp_path / "out1", **told)
+    results, figures = _run_tree(tmp_path / "wide", _table(["reproduced"]))
+    _figure(figures / rel, f"{published.PAPER_IN_TITLE[paper]} {caption}", panels=6)
+    with pytest.raises(ValueError, match="6 panels, more than 4"):
+        published.publish(results, figures, tmp_path / "out2", **told)
+    assert not (tmp_path / "out1").exists() and not (tmp_path / "out2").exists()
+
+
+def _git(repository, *args):
+    proc = run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repository,
+               cpu_seconds=PLANNING_CPU_SECONDS)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_publish_refuses_a_dirty_checkout_and_a_run_of_another_commit_unless_told(tmp_path):
+    repository = tmp_path / "repository"
+    (repository / "docs" / "results").mkdir(parents=True)
+    (repository / "code.py").write_text("x = 1\n")
+    (repository / "docs" / "results" / "old.md").write_text("old\n")
+    _git(repository, "init", "-q")
+    _git(repository, "add", ".")
+    _git(repository, "commit", "-q", "-m", "one")
+    head = _git(repository, "rev-parse", "HEAD")
+    results, figures = _run_tree(tmp_path / "run", _table(["reproduced"]), revision=head)
+    out = repository / "docs" / "results"
+    (out / "old.md").write_text("being republished\n")  # what publishing writes is no uncommitted change
+    assert published.code_problems(results, repository) == {}
+    stamp = published.publish(results, figures, out, repository)
+    assert stamp["run_git_revisions"] == [head] and stamp["published_from_git_revision"] == head + "-dirty"
+
+    (repository / "code.py").write_text("x = 2\n")
+    with pytest.raises(ValueError, match=r"uncommitted changes \(code.py\).*--allow-dirty"):
+        published.publish(results, figures, out, repository)
+    assert published.publish(results, figures, out, repository, allow_dirty=True)["checks_overridden"] == ["dirty"]
+    _git(repository, "commit", "-q", "-am", "two")
+    with pytest.raises(ValueError, match=f"made at {head}, not at the checked-out .*--allow-other-commit"):
+        published.publish(results, figures, out, repository)
+    assert published.publish(results, figures, out, repository, allow_other_commit=True)
+    with pytest.raises(ValueError, match="not a git checkout"):
+        published.publish(results, figures, tmp_path / "elsewhere", tmp_path / "run")
+
+
+# ---- the compact table
+
+def test_short_forms_drop_parentheses_keep_the_first_clause_and_cut_at_a_word():
+    assert published.shorten("DoGS setup (bound, epsilon (nested)) on 10^6 variables", 80) == "DoGS setup on 10^6 variables"
+    assert published.shorten("mode 16 over 4 grids (3 of 4); Fig. 2 grid: bound", 80, first_clause=True) == "mode 16 over 4 grids"
+    assert published.shorten("one two three four", 12) == "one two…"
+    assert published.shorten("-", 10) == published.shorten("(only a note)", 10) == "—"
+    assert published.markdown_text("|bias| of X_1 <= 2*s, $5") == "\\|bias\\| of X\\_1 \\<= 2\\*s, \\$5"
+
+
+def test_the_compact_table_has_one_line_per_claim_each_linked_to_its_reading(tmp_path):
+    verdicts = ["reproduced", "not reproduced", "information"]
+    results, _ = _run_tree(tmp_path, _table(verdicts))
+    table_csv = results / "paper_vs_ours" / "paper_vs_ours.csv"
+    page = published.compose_markdown(table_csv, (results / "paper_vs_ours" / "paper_vs_ours.md").read_text())
+    compact = page[page.index(published.COMPACT_BEGIN):page.index(published.COMPACT_END)]
+    lines = [line for line in compact.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(lines) == 3 and "🔴 not reproduced" in lines[1] and all(line.count(" | ") == 5 for line in lines)
+    for row_id in ("c0", "c1", "c2"):
+        assert f"(#claim-{row_id})" in compact and f'<a id="claim-{row_id}"></a>`{row_id}`: reading {row_id}' in page
+    assert published.compose_markdown(table_csv, page) == page  # recomposing a published page changes nothing
+    assert published.run_markdown(page) == (results / "paper_vs_ours" / "paper_vs_ours.md").read_text()
 
 
 def test_the_key_figures_exist_as_workflow_outputs():
@@ -105,6 +194,10 @@ def test_committed_table_matches_the_claims_config_and_the_readme():
     assert published.readme_verdict_block(README) == published.readme_block(table_csv), (
         "README.md's verdict counts disagree with docs/results/paper_vs_ours.csv: run "
         "`python -m dogs.workflow.published readme`")
+    page = (PUBLISHED / "paper_vs_ours.md").read_text(encoding="utf-8")
+    assert published.compose_markdown(table_csv, page) == page, (
+        "docs/results/paper_vs_ours.md does not lead with the compact table of docs/results/paper_vs_ours.csv: run "
+        "`python -m dogs.workflow.published table`")
     stamp = json.loads((PUBLISHED / "provenance.json").read_text())
     assert stamp["png_bytes"] <= published.MAX_PNG_BYTES
     for item in stamp["figures"]:
@@ -128,8 +221,7 @@ def test_the_readme_figure_index_names_every_figure_and_table_target():
 
 
 def test_every_target_rule_says_which_paper_figure_or_table_it_makes():
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--list-target-rules"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    proc = run([sys.executable, "-m", "snakemake", "--list-target-rules"], cwd=ROOT, cpu_seconds=PLANNING_CPU_SECONDS)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = [line for line in proc.stdout.splitlines() if line.strip()]
     assert len(lines) > 40

@@ -1,14 +1,15 @@
 """The workflow's guard (src/dogs/workflow/guard.py, cost.py, keys.py, dogs.config): every bad config of issue 30
 is refused before Snakemake plans a single job, naming the key and the config file, and no numeric config key
-escapes both the memory and the time estimate."""
+escapes both the memory and the time estimate.
+
+"Before planning" is what the run shows, not how fast it was (CI is a loaded machine; no test asserts a time): no
+DAG was built, no job started, and nothing was written where the results and figures would go."""
 
 from __future__ import annotations
 
 import copy
-import resource
-import subprocess
+import re
 import sys
-import time
 
 import pytest
 import yaml
@@ -18,6 +19,7 @@ from dogs.experiments import FAMILIES
 from dogs.workflow.cost import DEFAULT_MAX_HOURS, JOB_RATES, RATE_FROM, ResourceError, check_config_time, configured
 from dogs.workflow.guard import check_workflow_config
 from dogs.workflow.keys import keys_read, not_scaling, numeric_schema_keys, scaling_table, schema_pattern
+from cpu_limited import PLANNING_CPU_SECONDS, run
 from experiment_cli import ROOT, merged_configs
 from test_config import HOSTILE
 
@@ -54,29 +56,33 @@ ISSUE_CONFIGS = {
 
 
 def _plan(tmp_path, content):
-    """``snakemake -n`` of the smoke DAG with ``content`` as a further config file; (process, output, CPU seconds)."""
+    """``snakemake -n`` of the smoke DAG with ``content`` as a further config file; (process, output, file)."""
     bad = tmp_path / "bad.yaml"
     if isinstance(content, dict):
         content = yaml.safe_dump({"results_dir": str(tmp_path / "results"), "figures_dir": str(tmp_path / "figures"),
                                   **content})
     bad.write_bytes(content if isinstance(content, bytes) else content.encode())
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", "config/smoke.yaml", str(bad)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return proc, proc.stdout + proc.stderr, bad, cpu
+    proc = run([sys.executable, "-m", "snakemake", "-n", "--configfile", "config/smoke.yaml", str(bad)], cwd=ROOT,
+               cpu_seconds=PLANNING_CPU_SECONDS)
+    return proc, proc.stdout + proc.stderr, bad
+
+
+def _assert_nothing_started(text, tmp_path):
+    """No DAG built, no job started (Snakemake prints ``rule <name>:`` or ``localrule <name>:`` for each), nothing
+    written where the run's results and figures would go."""
+    assert "Building DAG of jobs" not in text and "Select jobs to execute" not in text, text[-3000:]
+    assert not re.search(r"^\s*(local)?rule \w+:", text, re.M), text[-3000:]
+    assert not (tmp_path / "results").exists() and not (tmp_path / "figures").exists()
 
 
 @pytest.mark.parametrize("case", sorted(ISSUE_CONFIGS))
 def test_each_bad_config_of_the_issue_is_refused_before_planning(tmp_path, case):
     content, key = ISSUE_CONFIGS[case]
-    proc, text, bad, cpu = _plan(tmp_path, content)
+    proc, text, bad = _plan(tmp_path, content)
     assert proc.returncode != 0, text[-3000:]
     assert key in text and str(bad) in text, text[-3000:]
-    assert "Building DAG of jobs" not in text and "Traceback" not in text, text[-3000:]
-    assert not (tmp_path / "results").exists() and not (tmp_path / "figures").exists()
-    assert cpu < 5, f"{cpu:.1f} s of CPU"
+    assert "Traceback" not in text, text[-3000:]
+    _assert_nothing_started(text, tmp_path)
 
 
 #: What stops a broken ``--configfile`` (docs/configuration.md, "Hostile config files"): Snakemake's own loader, before the Snakefile.
@@ -91,44 +97,38 @@ SNAKEMAKE_REFUSALS = {
 
 def _run_with_hostile_file(tmp_path, content):
     """``snakemake --cores 1`` (a real run, not a plan) of the smoke DAG with results under ``tmp_path`` and then
-    the file ``content`` as the last ``--configfile``; (process, output, hostile file, CPU seconds)."""
+    the file ``content`` as the last ``--configfile``; (process, output, hostile file)."""
     where = tmp_path / "where.yaml"
     where.write_text(f"results_dir: {tmp_path / 'results'}\nfigures_dir: {tmp_path / 'figures'}\n")
     bad = tmp_path / "hostile.yaml"
     bad.write_bytes(content if isinstance(content, bytes) else content.encode())
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "--configfile", "config/smoke.yaml",
-                           str(where), str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return proc, proc.stdout + proc.stderr, bad, cpu
+    proc = run([sys.executable, "-m", "snakemake", "--cores", "1", "--configfile", "config/smoke.yaml", str(where),
+                str(bad)], cwd=ROOT, cpu_seconds=PLANNING_CPU_SECONDS)
+    return proc, proc.stdout + proc.stderr, bad
 
 
 @pytest.mark.parametrize("case", sorted(SNAKEMAKE_REFUSALS))
 def test_broken_config_files_stop_snakemake_itself_before_any_job(tmp_path, case):
-    proc, text, _, cpu = _run_with_hostile_file(tmp_path, HOSTILE[case][0])
+    proc, text, _ = _run_with_hostile_file(tmp_path, HOSTILE[case][0])
     assert proc.returncode != 0
     assert SNAKEMAKE_REFUSALS[case] in text, text[-3000:]
-    assert "Building DAG of jobs" not in text and "Estimated job time" not in text, text[-3000:]
-    assert not (tmp_path / "results").exists() and not (tmp_path / "figures").exists()
-    assert cpu < 5, f"{cpu:.1f} s of CPU (Snakemake's own start-up included)"
+    assert "Estimated job time" not in text, text[-3000:]
+    _assert_nothing_started(text, tmp_path)
 
 
 def test_an_alias_bomb_that_snakemake_accepts_is_refused_by_the_guard_naming_the_file(tmp_path):
     content, expected = HOSTILE["billion laughs"]
-    proc, text, bad, cpu = _run_with_hostile_file(tmp_path, content)
+    proc, text, bad = _run_with_hostile_file(tmp_path, content)
     assert proc.returncode != 0
     assert f"{bad}" in text and expected in text, text[-3000:]
-    assert "Building DAG of jobs" not in text, text[-3000:]
-    assert not (tmp_path / "results").exists() and not (tmp_path / "figures").exists()
-    assert cpu < 5, f"{cpu:.1f} s of CPU (Snakemake's own start-up included)"
+    _assert_nothing_started(text, tmp_path)
 
 
 def test_the_shipped_configs_pass_and_the_estimate_is_printed(tmp_path):
     where = tmp_path / "where.yaml"
     where.write_text(f"results_dir: {tmp_path / 'results'}\nfigures_dir: {tmp_path / 'figures'}\n")
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "fig_he2b", "--configfile", "config/smoke.yaml",
-                           str(where)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = run([sys.executable, "-m", "snakemake", "-n", "fig_he2b", "--configfile", "config/smoke.yaml", str(where)],
+               cwd=ROOT, cpu_seconds=PLANNING_CPU_SECONDS)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert "Estimated job time" in proc.stderr and "scan_order" in proc.stderr, proc.stderr[-3000:]
     for config in (FULL, SMOKE):
@@ -136,15 +136,13 @@ def test_the_shipped_configs_pass_and_the_estimate_is_printed(tmp_path):
         assert set(hours) >= {"ising10", "scan_order", "boltzmann", "msrc"} and sum(hours.values()) < DEFAULT_MAX_HOURS
 
 
-def test_in_process_refusals_name_the_file_quickly(tmp_path):
+def test_in_process_refusals_name_the_file(tmp_path):
     bad = tmp_path / "mine.yaml"
     bad.write_text("timing: {epsilon_points: 10000000000}\n")
     files = [ROOT / "config" / "config.yaml", ROOT / "config" / "smoke.yaml", bad]
     config = _merge(SMOKE, {"timing": {"epsilon_points": 10**10}})
-    tic = time.process_time()
     with pytest.raises(ConfigError, match=f"config key timing.epsilon_points \\(set in {bad}\\): .* hours"):
         check_workflow_config(config, files, FAMILIES, ROOT / "config" / "schema.yaml", ROOT / "config" / "config.yaml")
-    assert time.process_time() - tic < 5
 
 
 def test_the_time_limit_can_be_raised_deliberately():

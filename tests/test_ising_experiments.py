@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from dogs.models.binary import BinaryPairwiseMRF, grid_edges
 from dogs.scans.base import Scan
 from dogs.scans.variation import dobrushin_variation
 
+import cpu_limited
 from experiment_cli import ROOT, SCHEMA, assert_judged, merged_configs, outputs_in, run
 
 
@@ -132,7 +132,7 @@ def test_command_line_stops_on_bad_settings_before_writing(tmp_path):
     bad["measure"]["scans"] = ["zigzag"]
     cmd = [sys.executable, "-m", "dogs.experiments.ising10", "compute-guarantees", "--settings", json.dumps(bad),
            "--seed", "1", "--wildcard", "rep=0", "--output", f"model={tmp_path / 'rep0' / 'model.npz'}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    proc = cpu_limited.run(cmd, cwd=ROOT, cpu_seconds=cpu_limited.PLANNING_CPU_SECONDS)
     assert proc.returncode != 0
     assert "ising10.measure.scans" in proc.stderr and "zigzag" in proc.stderr
     assert not (tmp_path / "rep0").exists()
@@ -275,7 +275,7 @@ def test_ising40_steps_and_bias(tmp_path):
 def test_a_step_that_asks_for_an_input_the_rule_did_not_pass_fails_clearly(tmp_path):
     cmd = [sys.executable, "-m", "dogs.experiments.ising40", "compute-bias", "--settings", json.dumps(TINY40),
            "--wildcard", "repetition=0", "--output", f"bias={tmp_path / 'b.csv'}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    proc = cpu_limited.run(cmd, cwd=ROOT, cpu_seconds=cpu_limited.PLANNING_CPU_SECONDS)
     assert proc.returncode == 2
     assert "needs --input model=PATH" in proc.stderr
     assert not (tmp_path / "b.csv").exists()
@@ -353,7 +353,7 @@ def test_workflow_refuses_an_unknown_scan_name_before_any_job(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(extra))
     cmd = [sys.executable, "-m", "snakemake", "-n", "fig5", "--configfile", "config/smoke.yaml", str(path)]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = cpu_limited.run(cmd, cwd=ROOT, cpu_seconds=cpu_limited.PLANNING_CPU_SECONDS)
     text = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "zigzag" in text and "scans" in text, text[-2000:]

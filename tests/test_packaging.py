@@ -14,7 +14,6 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
 import tarfile
 import tomllib
@@ -25,6 +24,8 @@ from pathlib import Path
 import pytest
 import yaml
 from repository_copy import ROOT, copy_repository
+
+import cpu_limited
 
 from dogs.extras import DISTRIBUTION, EXTRAS
 
@@ -50,8 +51,8 @@ def _lock() -> dict[str, str]:
 
 def test_snakefmt_is_clean():
     pytest.importorskip("snakefmt")
-    proc = subprocess.run([sys.executable, "-m", "snakefmt", "--check", "Snakefile", "rules"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    proc = cpu_limited.run([sys.executable, "-m", "snakefmt", "--check", "Snakefile", "rules"], cwd=ROOT,
+                           cpu_seconds=cpu_limited.PLANNING_CPU_SECONDS)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
 
 
@@ -121,8 +122,8 @@ def test_no_installed_package_of_ours_changes_snakemake_for_other_workflows(tmp_
     own guard would refuse for this workflow, plans in this environment, with the templated value."""
     (tmp_path / "Snakefile").write_text('rule all:\n    shell: "echo answer=" + str(config["answer"])\n')
     (tmp_path / "config.yaml").write_text("__use_yte__: true\nanswer: ?6 * 7\n")
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "1", "--configfile", "config.yaml"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    proc = cpu_limited.run([sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "1", "--configfile", "config.yaml"],
+                           cwd=tmp_path, cpu_seconds=cpu_limited.PLANNING_CPU_SECONDS)
     text = proc.stdout + proc.stderr
     assert proc.returncode == 0, text[-3000:]
     assert "echo answer=42" in text, text[-3000:]
@@ -138,8 +139,8 @@ def dists(tmp_path_factory) -> dict[str, Path]:
     """The sdist and the wheel, built from a clean copy of the repository."""
     copy = copy_repository(tmp_path_factory.mktemp("build") / "repository")
     out = copy.parent / "dist"
-    proc = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(copy)], capture_output=True,
-                          text=True, timeout=600)
+    proc = cpu_limited.run([sys.executable, "-m", "build", "--outdir", str(out), str(copy)],
+                           cpu_seconds=cpu_limited.SMALL_RUN_CPU_SECONDS)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (sdist,), (wheel,) = list(out.glob("*.tar.gz")), list(out.glob("*.whl"))
     return {"sdist": sdist, "wheel": wheel}
@@ -152,8 +153,8 @@ def _wheel_text(wheel: Path, name: str) -> str:
 
 
 def test_the_sdist_and_the_wheel_carry_the_metadata(dists):
-    proc = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(dists["sdist"]),
-                           str(dists["wheel"])], capture_output=True, text=True, timeout=300)
+    proc = cpu_limited.run([sys.executable, "-m", "twine", "check", "--strict", str(dists["sdist"]),
+                           str(dists["wheel"])], cpu_seconds=cpu_limited.PLANNING_CPU_SECONDS)
     assert proc.returncode == 0, proc.stdout + proc.stderr  # the README renders as the long description
     assert dists["wheel"].name.startswith(DISTRIBUTION.replace("-", "_") + "-")
     meta = email.parser.Parser().parsestr(_wheel_text(dists["wheel"], "METADATA"))
@@ -230,16 +231,17 @@ print(json.dumps(report))
 
 def test_the_wheel_alone_in_a_fresh_venv_runs_dogs_and_sampling(dists, tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    assert cpu_limited.run([sys.executable, "-m", "venv", str(venv)],
+                           cpu_seconds=cpu_limited.PLANNING_CPU_SECONDS).returncode == 0
     python, command = venv / "bin" / "python", venv / "bin" / "dogs"
     # the lock's versions, which the main environment's install has already fetched
-    proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-c",
-                           str(ROOT / "envs" / "requirements.lock"), str(dists["wheel"])], capture_output=True,
-                          text=True, timeout=900)
+    proc = cpu_limited.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-c",
+                            str(ROOT / "envs" / "requirements.lock"), str(dists["wheel"])],
+                           cpu_seconds=cpu_limited.SMALL_RUN_CPU_SECONDS)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR")}
-    run = subprocess.run([str(python), "-I", "-c", FRESH_CHECK], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=900)
+    run = cpu_limited.run([str(python), "-I", "-c", FRESH_CHECK], cwd=tmp_path, env=env,
+                          cpu_seconds=cpu_limited.SMALL_RUN_CPU_SECONDS)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     report = json.loads(run.stdout.strip().splitlines()[-1])
 
@@ -263,8 +265,8 @@ def test_the_wheel_alone_in_a_fresh_venv_runs_dogs_and_sampling(dists, tmp_path)
     assert abs(report["estimate"] - report["exact"]) <= dogs_variation + 4.9 * se, report
 
     def run_dogs(*args):
-        return subprocess.run([str(command), *args], cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=600)
+        return cpu_limited.run([str(command), *args], cwd=tmp_path, env=env,
+                               cpu_seconds=cpu_limited.SMALL_RUN_CPU_SECONDS)
 
     assert run_dogs("--version").stdout.strip() == f"dogs {_project()['version']}"
     scan = run_dogs("scan", "model.uai", "--target", "0", "--budget", "27")

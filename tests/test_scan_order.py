@@ -363,8 +363,14 @@ def test_every_step_end_to_end(tmp_path):
     seq = table[(table["model"] == "sequence_of_dependencies") & (table["scan"] == "best_systematic")]
     assert (seq["t_mix"] == seq["n"]).all()
     for step, inputs in (("plot-fig2a", [*mixing, reduced, exponents]), ("plot-fig2b", [mass]), ("plot-fig2c", perms)):
-        run(step, inputs=inputs, outputs=[("figure", tmp_path / f"{step}.png")])
+        extra = [("appendix", tmp_path / "appendix.png")] if step == "plot-fig2a" else []
+        run(step, inputs=inputs, outputs=[("figure", tmp_path / f"{step}.png"), *extra])
         assert (tmp_path / f"{step}.png").stat().st_size > 10_000
+    from PIL import Image
+
+    for name, figure, shown in (("plot-fig2a.png", "Fig. 2a", 4), ("appendix.png", "Table 1", 2)):
+        with Image.open(tmp_path / name) as image:  # the paper figure named in the title, at most four panels
+            assert f"He et al. 2016, {figure}" in image.text["Title"] and image.text["Panels"] == str(shown)
     assert math.isfinite(pd.read_csv(tmp_path / "exp.csv")["fitted_beta"].sum())
 
 

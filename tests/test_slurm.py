@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+import cpu_limited
+
 ROOT = Path(__file__).resolve().parents[1]
 CLUSTER = ROOT / "profiles" / "slurm" / "local_cluster.sh"
 REQUIRED = os.environ.get("DOGS_REQUIRE_SLURM") == "1"
@@ -50,8 +52,8 @@ def slurm_tools():
 
 
 def _cluster(action: str, folder: Path, **env) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", str(CLUSTER), action, str(folder)], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **env})
+    return cpu_limited.run(["bash", str(CLUSTER), action, str(folder)], cpu_seconds=cpu_limited.PLANNING_CPU_SECONDS,
+                           env={**os.environ, **env})
 
 
 def _daemons(folder: Path) -> list[str]:
@@ -65,9 +67,9 @@ def _run_target(where: Path, *options: str, env: dict | None = None) -> str:
     config = where / "where.yaml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f"results_dir: {where / 'results'}\nfigures_dir: {where / 'figures'}\n")
-    proc = subprocess.run([sys.executable, "-m", "snakemake", TARGET, *options, "--configfile", "config/smoke.yaml",
-                           str(config)], cwd=ROOT, env=env or dict(os.environ), capture_output=True, text=True,
-                          timeout=900)
+    proc = cpu_limited.run([sys.executable, "-m", "snakemake", TARGET, *options, "--configfile", "config/smoke.yaml",
+                            str(config)], cwd=ROOT, env=env or dict(os.environ),
+                           cpu_seconds=cpu_limited.SMALL_RUN_CPU_SECONDS)
     text = proc.stdout + proc.stderr
     assert proc.returncode == 0, text[-4000:]
     return text
@@ -75,8 +77,8 @@ def _run_target(where: Path, *options: str, env: dict | None = None) -> str:
 
 def _completed_jobs(env: dict, run_id: str) -> dict[str, str]:
     """``{SLURM job id: state}`` of the run's jobs in the cluster's job-completion log."""
-    proc = subprocess.run(["sacct", "--completion", "--parsable2", "--noheader", "--format", "JobID,JobName,State"],
-                          env=env, capture_output=True, text=True, timeout=60)
+    proc = cpu_limited.run(["sacct", "--completion", "--parsable2", "--noheader", "--format", "JobID,JobName,State"],
+                           env=env, cpu_seconds=cpu_limited.PLANNING_CPU_SECONDS)
     assert proc.returncode == 0, proc.stderr
     rows = [line.split("|") for line in proc.stdout.splitlines() if line.strip()]
     return {job: state for job, name, state in rows if name == run_id}

@@ -14,7 +14,6 @@ import copy
 import os
 import re
 import shutil
-import subprocess
 import sys
 import textwrap
 
@@ -29,6 +28,7 @@ from dogs.workflow.cost import JOB_RATES, ResourceError, check_config_time, time
 from dogs.workflow.guard import check_workflow_config
 from dogs.workflow.keys import keys_read, not_scaling, scaling_table
 from dogs.workflow.shell import Experiment, SettingsError
+from cpu_limited import SMALL_RUN_CPU_SECONDS, run
 from experiment_cli import ROOT, merged_configs
 
 FULL, SMOKE = merged_configs()
@@ -241,8 +241,8 @@ def _documented_copy(tmp_path):
 
 def _snakemake(work, *args, configs=("config/smoke.yaml",)):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work / "src"), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "snakemake", *args, "--configfile", *configs],
-                          cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    return run([sys.executable, "-m", "snakemake", *args, "--configfile", *configs], cwd=work, env=env,
+               cpu_seconds=SMALL_RUN_CPU_SECONDS)
 
 
 def test_snakemake_plans_and_runs_the_toy_family_added_the_documented_way(tmp_path):

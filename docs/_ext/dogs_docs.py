@@ -1,6 +1,8 @@
 """Pages of the documentation site generated from the project's own sources, so they cannot drift from them.
 
-At ``builder-inited`` (before Sphinx reads any page) this writes MyST pages into ``docs/generated/`` (git-ignored):
+At ``builder-inited`` (before Sphinx reads any page) this writes MyST pages into ``docs/generated/`` (git-ignored,
+but for the three reference pages that the hand-written pages link to, committed so that the links work on GitHub
+too; ``python docs/_ext/dogs_docs.py`` rewrites them and tests/test_docs.py fails when they are stale):
 
 * ``configuration-reference.md``: every key of ``config/schema.yaml`` with its type, its default (the value in
   ``config/config.yaml``), whether the value is the paper's or our choice (the "(paper ...)" / "(choice)" tag of
@@ -8,8 +10,13 @@ At ``builder-inited`` (before Sphinx reads any page) this writes MyST pages into
   memory or time estimate reads it, or the schema's ``x-not-scaling`` reason);
 * ``cli-reference.md``: the ``dogs`` command, every subcommand and option, from its argparse parser;
 * ``claims-<paper>.md``: each paper's rows of ``config/claims/*.yaml`` with their readings, and our value and
-  verdict from the committed results table ``docs/results/paper_vs_ours.csv`` when it is there;
-* ``figures-<paper>.md``: each paper's published figures (``docs/results/provenance.json``) with their captions;
+  verdict from the committed results table ``docs/results/paper_vs_ours.csv`` when it is there; each row is the
+  target ``claim-<id>`` on its paper's page (the DoGS page for the §5.3 rows that the Liu & Domke page repeats);
+* ``verdicts-table.md``: the verdict page's table (``docs/verdicts.md``), one line per claim with its verdict as a
+  coloured badge, in tabs that filter it by paper and by verdict (sphinx-design);
+* ``index-papers.md``: the home page's cards, each paper's verdict counts and one key figure;
+* ``figures-<paper>.md``: each paper's published figures (``docs/results/provenance.json``) with their captions,
+  each linked to its full-size PNG;
 * ``deviations-<paper>.md``: each paper's rows of the deviations table of ``docs/paper-vs-ours.md``;
 * ``api-<package>.md``: the API reference of each public package (autodoc + numpydoc).
 
@@ -22,6 +29,7 @@ import argparse
 import csv
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -282,8 +290,9 @@ def results_table(path: Path) -> dict[str, dict]:
         return {row["id"]: row for row in csv.DictReader(handle)}
 
 
-def claims_page(stem: str, title: str, rows: list[dict], results: dict[str, dict]) -> str:
-    """The claim rows of one paper (MyST, included by ``docs/papers/<stem>.md``)."""
+def claims_page(stem: str, title: str, rows: list[dict], results: dict[str, dict], labels: bool = True) -> str:
+    """The claim rows of one paper (MyST, included by ``docs/papers/<stem>.md``); with ``labels``, each row is the
+    link target ``claim-<id>`` (the verdict page links there)."""
     from dogs.claims import describe
 
     measured = [r for r in rows if r["id"] in results]
@@ -310,6 +319,8 @@ def claims_page(stem: str, title: str, rows: list[dict], results: dict[str, dict
                       "([where our numbers differ](../paper-vs-ours.md#where-our-numbers-differ-from-the-papers-and-why)).",
                       ""]
         for row in chosen:
+            if labels:
+                lines += [f"({CLAIM_LABEL.format(id=row['id'])})=", ""]
             lines += [f"`{row['id']}`", f": **{_cell(row['claim'])}** ({_cell(row['where'])}). "
                       f"Paper: {_cell(row['paper_value'])}. Criterion: {_cell(describe(row['criterion']))}.", ""]
             lines += [f"  *Reading.* {_cell(row.get('reading', ''))}", ""]
@@ -318,6 +329,73 @@ def claims_page(stem: str, title: str, rows: list[dict], results: dict[str, dict
                 split = f" (by draw: {got['verdict_by_seed']})" if got.get("verdict_by_seed") else ""
                 lines += [f"  *Ours.* {_cell(got.get('ours', ''))} — **{got['verdict']}**{split}", ""]
     return "\n".join(lines)
+
+
+#: The link target of a claim row on its paper's page.
+CLAIM_LABEL = "claim-{id}"
+#: The sphinx-design badge of each verdict (its colour).
+VERDICT_BADGES = {"reproduced": "bdg-success", "partly": "bdg-warning", "inconclusive": "bdg-secondary",
+                  "not reproduced": "bdg-danger", "information": "bdg-info", "needs data": "bdg-light",
+                  "not yet run": "bdg-light"}
+
+
+def _badge(verdict: str, text: str | None = None) -> str:
+    return f"{{{VERDICT_BADGES[verdict]}}}`{text or verdict}`"
+
+
+def verdicts_table(table_csv: Path) -> str:
+    """The verdict page's table (MyST, included by ``docs/verdicts.md``): one line per claim of the committed
+    results table, the verdict as a coloured badge, "reading" linking to the row on its paper's page; a tab per
+    filter (all rows, each paper, each verdict found)."""
+    from dogs.claims import VERDICTS
+    from dogs.workflow.published import compact_rows, compact_table
+
+    if not table_csv.is_file():
+        return ("No results table is committed with this build (`docs/results/paper_vs_ours.csv`): "
+                "`snakemake docs_results` publishes one after a paper-scale run.\n")
+    rows = compact_rows(table_csv)
+    papers = list(dict.fromkeys(row["paper"] for row in rows))
+    found = {row["verdict"] for row in rows}
+    tabs = [("All", rows)] + [(paper, [r for r in rows if r["paper"] == paper]) for paper in papers]
+    tabs += [(verdict, [r for r in rows if r["verdict"] == verdict]) for verdict in VERDICTS if verdict in found]
+    lines = ["::::{tab-set}", ""]
+    for label, chosen in tabs:
+        table = compact_table(chosen, reading=lambda row_id: f"{{ref}}`reading <{CLAIM_LABEL.format(id=row_id)}>`",
+                              verdict=_badge)
+        lines += [f":::{{tab-item}} {label} ({len(chosen)})", "", table, ":::", ""]
+    return "\n".join(lines + ["::::", ""])
+
+
+#: The paper of each home-page card: (paper in the results table, page stem, title, key figure file under
+#: docs/results/figures/).
+CARDS = [
+    ("DoGS", "dogs", "DoGS (Mitliagkas & Mackey 2017)", "ising10/fig1_guarantees_rep0.png"),
+    ("He et al. 2016", "he2016", "Scan order (He, De Sa, Mitliagkas & Ré 2016)", "scan_order/fig2a_mixing_time_vs_n.png"),
+    ("Annular augmentation", "annular", "Annular augmentation (Fagan, Bhandari & Cunningham 2017)",
+     "annular_ising/fig3_heatmaps.png"),
+]
+
+
+def index_cards(results: Path) -> str:
+    """The home page's cards (MyST, included by ``docs/index.md``): per paper, its verdict counts as badges and one
+    key figure of the published run (linked to its full-size PNG), and a link to its page."""
+    from dogs.claims import VERDICTS
+    from dogs.workflow.published import KEY_FIGURES, verdict_counts
+
+    table_csv = results / "paper_vs_ours.csv"
+    counts = verdict_counts(table_csv) if table_csv.is_file() else {}
+    captions = {rel: caption for rel, _, caption in KEY_FIGURES}
+    lines = [":::::{grid} 1 1 3 3", ":gutter: 2", ""]
+    for paper, stem, title, figure in CARDS:
+        found = counts.get(paper, Counter())
+        verdicts = (" ".join(_badge(v, f"{found[v]} {v}") for v in VERDICTS if found[v])
+                    or "no results table committed")
+        lines += [f"::::{{grid-item-card}} {title}", "", f"{sum(found.values())} claims: {verdicts}", ""]
+        if (results / "figures" / figure).is_file():  # a width links the image to its full-size PNG
+            lines += [f"```{{image}} results/figures/{figure}", f":alt: {captions.get(figure, figure)}",
+                      ":width: 100%", "```", "", f"{captions.get(figure, figure)}", ""]
+        lines += [":::{card-footer}", f"[Claims, readings and figures](papers/{stem}.md)", ":::", "::::", ""]
+    return "\n".join(lines + [":::::", ""])
 
 
 #: Which published figures (``docs/results/provenance.json``: their "paper" and "figure" fields) each paper page shows;
@@ -342,8 +420,9 @@ def figures_page(stem: str, provenance_path: Path) -> str:
     lines = [f"From the paper-scale run of {run} (`docs/results/provenance.json` gives its commits and machine); "
              "`snakemake` regenerates each of them and the rest (targets above).", ""]
     for figure in chosen:
-        lines += [f"```{{figure}} ../results/{figure['file']}", f":alt: {figure['figure']}", "",
-                  f"{figure['figure']}", "```", ""]
+        # a width makes Sphinx link the image to its full-size PNG (html_scaled_image_link)
+        lines += [f"```{{figure}} ../results/{figure['file']}", f":alt: {figure['figure']}", ":width: 100%", "",
+                  f"{figure['figure']} (click for full size)", "```", ""]
     return "\n".join(lines)
 
 
@@ -396,24 +475,34 @@ def _write(path: Path, text: str) -> None:
 def generate(root: Path = ROOT) -> None:
     """Write every generated page into ``docs/generated/``."""
     from dogs.claims import load_paper_claims
-    from dogs.cli import build_parser
 
     out = root / "docs" / "generated"
     out.mkdir(exist_ok=True)
-    _write(out / "configuration-reference.md", configuration_reference(root))
-    _write(out / "cli-reference.md", cli_reference(build_parser()))
+    for name, text in committed_pages(root).items():
+        _write(out / name, text)
     rows = load_paper_claims(root / "config" / "claims")
     results = results_table(root / "docs" / "results" / "paper_vs_ours.csv")
     for stem, title, belongs in PAPERS:
-        _write(out / f"claims-{stem}.md", claims_page(stem, title, [r for r in rows if belongs(r)], results))
+        _write(out / f"claims-{stem}.md", claims_page(stem, title, [r for r in rows if belongs(r)], results,
+                                                      labels=stem != "liu-domke"))  # its rows are the DoGS page's
+    _write(out / "verdicts-table.md", verdicts_table(root / "docs" / "results" / "paper_vs_ours.csv"))
+    _write(out / "index-papers.md", index_cards(root / "docs" / "results"))
     paper_vs_ours = (root / "docs" / "paper-vs-ours.md").read_text(encoding="utf-8")
     for stem in DEVIATION_PREFIX:
         _write(out / f"deviations-{stem}.md", deviations_page(stem, paper_vs_ours))
     for stem in FIGURE_PAPERS:
         _write(out / f"figures-{stem}.md", figures_page(stem, root / "docs" / "results" / "provenance.json"))
-    _write(out / "api.md", api_index())
     for stem, title, modules in API:
         _write(out / f"api-{stem}.md", api_page(title, modules))
+
+
+def committed_pages(root: Path = ROOT) -> dict[str, str]:
+    """``{file name: text}`` of the generated pages that are committed (the hand-written pages link to them, on
+    GitHub too), as the sources make them now."""
+    from dogs.cli import build_parser
+
+    return {"cli-reference.md": cli_reference(build_parser()),
+            "configuration-reference.md": configuration_reference(root), "api.md": api_index()}
 
 
 def _on_builder_inited(app) -> None:
@@ -423,3 +512,8 @@ def _on_builder_inited(app) -> None:
 def setup(app):
     app.connect("builder-inited", _on_builder_inited)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":  # python docs/_ext/dogs_docs.py: rewrite docs/generated/ (the committed pages too)
+    generate()
+    print(f"wrote {GENERATED}")

@@ -549,7 +549,7 @@ def plot_heatmaps(ctx):
         raise SettingsError(f"no results of group {name!r} in {ctx.input('summary')}")
     medians = {metric: over_draws(group, metric) for metric in ("node_rmse", "pairwise_error")}
     heatmaps(medians, AA_SAMPLERS, ctx.output("figure"), draws=int(group["draw"].nunique()),
-             runs=int(group["runs"].min()))
+             runs=int(group["runs"].min()), figure=f"Fig. {name.removeprefix('fig')}")
 
 
 @EXPERIMENT.step("plot-errata")

@@ -72,6 +72,8 @@ ERROR_UNITS = 10
 SAMPLERS = {"exact": "exact", "hmc": "HMC", "cmh": "CMH", "aas_rb": "AAS + RB", "aag_rb": "AAG + RB"}
 ANNULAR = ("aas_rb", "aag_rb")
 MAIN = "main"
+#: The data sets of Fig. 8 (synthetic, d = 25 and 50 in the paper).
+FIG8_DATASETS = ("synthetic25", "synthetic50")
 #: Keys of a variant that keep the main protocol (its runs enter the B2 series over F).
 PROTOCOL_KEEPING = {"datasets", "chains", "inner_samples", "samplers"}
 
@@ -644,9 +646,11 @@ def plot_fig7(ctx):
 
 @EXPERIMENT.step("plot-fig8")
 def plot_fig8(ctx):
+    """Fig. 8 from the chains of :data:`FIG8_DATASETS` alone (synthetic: it needs no data set)."""
     from dogs.plotting.boltzmann import figure8
 
-    figure8(_main(pd.read_csv(ctx.input("fractions"))), ctx.output("figure"))
+    chains = {key: c for key, c in _load_chains(ctx.inputs("chains")).items() if key[0] == MAIN}
+    figure8(_main(accuracy.within_fractions(chains, ctx.settings["within"], SAMPLERS)), ctx.output("figure"))
 
 
 @EXPERIMENT.step("plot-errata")

@@ -493,14 +493,16 @@ def summarise(ctx):
 def plot_fig6(ctx):
     from dogs.plotting.msrc import segmentation_panels
 
-    segmentation_panels(ctx.inputs("labels")[:1], ctx.output("figure"))
+    segmentation_panels(ctx.inputs("labels")[:1], ctx.output("figure"),
+                        "DoGS §5.5 (Fig. 6): a test image, its centre region and its segmentations")
 
 
 @EXPERIMENT.step("plot-fig16")
 def plot_fig16(ctx):
     from dogs.plotting.msrc import segmentation_panels
 
-    segmentation_panels(ctx.inputs("labels")[1:3], ctx.output("figure"))
+    segmentation_panels(ctx.inputs("labels")[1:3], ctx.output("figure"),
+                        "DoGS App. B.4 (Fig. 16): two more independent repetitions of Fig. 6")
 
 
 @EXPERIMENT.step("plot-fig7")

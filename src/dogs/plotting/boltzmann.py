@@ -38,6 +38,8 @@ def figure6(errors: pd.DataFrame, path) -> None:
         ax.set_xticks(range(len(names)), names)
         ax.set_ylabel("|log ratio error|: mean ± s.d. over chains")
         ax.set_title(titles.get(dataset, dataset))
+    fig.suptitle("Annular augmentation §3.2 (Fig. 6): error of the estimated log partition-function ratios",
+                 fontsize="medium")
     style.save_figure(fig, path)
 
 
@@ -65,6 +67,8 @@ def figure7(chains: dict, dataset: str, path) -> None:
         ax.tick_params(labelsize=7)
         if k == 0:
             ax.legend(fontsize=7)
+    fig.suptitle(f"Annular augmentation §3.2 (Fig. 7): posterior of each weight, {dataset} data, exact ratio against "
+                 "CMH and AAS + RB", fontsize="medium")
     style.save_figure(fig, path)
 
 
@@ -80,6 +84,8 @@ def figure8(fractions: pd.DataFrame, path) -> None:
         ax.set_ylabel("fraction of samples within 20% of the true weight")
         ax.set_title(f"{dataset} ({rows['weight'].nunique()} weights)")
         ax.legend()
+    fig.suptitle("Annular augmentation §3.2 (Fig. 8): fraction of posterior samples within 20% of the true weights",
+                 fontsize="medium")
     style.save_figure(fig, path)
 
 
@@ -133,5 +139,6 @@ def errata(errors: pd.DataFrame, posterior: pd.DataFrame, b1_variant: str, serie
     axes[2].set_xlabel("inner samples F")
     axes[2].set_ylabel("mean |log ratio error|")
     axes[2].set_title("B2: the error against another chain's exact ratios")
+    fig.suptitle("Annular augmentation §3.2 (Figs. 6–7): diagnostics of the authors' code (B1, B2)", fontsize="medium")
     axes[2].legend(fontsize=6, ncol=2)
     style.save_figure(fig, path)

@@ -36,4 +36,6 @@ def figure3(trace: pd.DataFrame, level: float, path) -> None:
             ax.set_title(f"{name} Ising grid, {sweeps} sweeps of site updates per gradient")
             if row == 0 and col == 0:
                 ax.legend(loc="upper right")
+    fig.suptitle("DoGS §5.3 (Fig. 3): MCMC maximum likelihood, parameter error of gradients from DoGS and uniform "
+                 "scans (parameters kept in the fast-mixing set by Liu & Domke's projection)", fontsize="medium")
     style.save_figure(fig, path)

@@ -40,7 +40,7 @@ def _class_legend(fig, classes) -> None:
                handlelength=1.2, columnspacing=1.2)
 
 
-def segmentation_panels(label_files, path) -> None:
+def segmentation_panels(label_files, path, title: str = "") -> None:
     """One row per ``labels.npz`` of a split: example image, ground truth, PLSA, systematic, DoGS."""
     files = [np.load(p) for p in label_files]
     columns = ["image", "truth", "plsa", "systematic", "dogs"]
@@ -72,6 +72,8 @@ def segmentation_panels(label_files, path) -> None:
             else:
                 ax.set_title(f"{METHOD_LABELS[what]}\ncentre error {errors[what]:.2f}", fontsize=9)
     _class_legend(fig, [str(c) for c in files[0]["classes"]])
+    if title:
+        fig.suptitle(title, fontsize="medium")
     style.save_figure(fig, path)
 
 
@@ -108,4 +110,6 @@ def error_bars(summary: pd.DataFrame, differences: pd.DataFrame, region, path) -
     diff_ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
     diff_ax.set_xlabel("difference of centre-region Hamming errors")
     diff_ax.set_title("paired over the splits: mean, 95 % interval (ours)")
+    fig.suptitle(f"DoGS §5.5 (Fig. 7): MSRC segmentation, Hamming error of PLSA and of the MFAM with the systematic "
+                 f"and the DoGS scan of the centre {region[0]} x {region[1]} region", fontsize="medium")
     style.save_figure(fig, path)

@@ -14,7 +14,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from dogs.plotting import style
 
-__all__ = ["SCAN_STYLE", "MODEL_TITLES", "figure_mixing_vs_n", "figure_island_mass", "figure_permutations"]
+__all__ = ["SCAN_STYLE", "MODEL_TITLES", "FIG2A_MODELS", "figure_mixing_vs_n", "figure_island_mass", "figure_permutations"]
 
 SCAN_STYLE = {
     "random": {"label": "random scan", "color": "#4d4d4d", "marker": "o", "linestyle": "-"},
@@ -68,9 +68,15 @@ def _scan_label(scan, row, levels=False):
     return f"{base}: fit {fitted}{interval} (Table 1: {row['paper_order']})"
 
 
+#: The models of He et al.'s Fig. 2a (our first figure, with the two islands' polynomial factor as its fourth
+#: panel) and of its App. A (the second figure): at most four panels each, so that the text stays readable.
+FIG2A_MODELS = ("sequence_of_dependencies", "discrete_pyramid", "two_islands")
+
+
 def figure_mixing_vs_n(details: pd.DataFrame, reduced: pd.DataFrame, exponents: pd.DataFrame, *,
-                       bridge_weight: float, epsilon: float, smoke: bool = False):
-    """Fig. 2a: exact mixing time against n for random, best and worst systematic scan, each model.
+                       bridge_weight: float, epsilon: float, smoke: bool = False, appendix: bool = False):
+    """Fig. 2a: exact mixing time against n for random, best and worst systematic scan, each model of He et al.'s
+    figure (2 x 2 panels); with ``appendix``, the App. A models of Table 1 instead (1 x 2 panels).
 
     Filled markers: best/worst over all permutations; open markers: the paper's named orders or,
     for models symmetric under relabelling, any order. Dotted lines: Table 1's order through our
@@ -81,9 +87,9 @@ def figure_mixing_vs_n(details: pd.DataFrame, reduced: pd.DataFrame, exponents: 
     systematic scans; bracketed values are drawn at their lower bound (the brackets are narrower
     than a marker: ``t_mix_upper`` in the data).
     """
-    fig, axes = style.subplots(2, 3, figsize=(16.5, 9.6))
+    panels = list(APPENDIX_MODELS if appendix else FIG2A_MODELS)
+    fig, axes = style.subplots(1 if appendix else 2, 2, figsize=(11.0, 4.9 if appendix else 9.4))
     axes = axes.ravel()
-    panels = ["sequence_of_dependencies", "discrete_pyramid", "memorize_and_repeat", "soft_dependencies", "two_islands"]
     for ax, name in zip(axes, panels):
         sub = details[details["model"] == name]
         for scan, st in SCAN_STYLE.items():
@@ -128,9 +134,14 @@ def figure_mixing_vs_n(details: pd.DataFrame, reduced: pd.DataFrame, exponents: 
         ax.set_ylabel(UPDATES)
         sources = sorted(set(sub["order_source"]) - {"random scan"})
         note = "systematic: " + "; ".join(f"{_SOURCE_NOTE.get(s, s)} (n = {_n_range(sub, s)})" for s in sources)
-        ax.text(0.98, 0.02, note, transform=ax.transAxes, ha="right", va="bottom", fontsize=7.5, color="#555555")
-        ax.legend(loc="upper left", fontsize=7.5)
-    ax = axes[5]
+        ax.text(0.98, 0.02, note.replace("; ", ";\n") if len(note) > 60 else note, transform=ax.transAxes, ha="right",
+                va="bottom", fontsize=8.5, color="#555555")
+        ax.legend(loc="upper left")
+    if appendix:
+        _smoke_title(fig, f"He et al. 2016, Table 1 (App. A models, not in their Fig. 2a): exact mixing times "
+                          f"t_mix(eps = {epsilon:g}) against n", smoke)
+        return fig
+    ax = axes[3]
     full = details[details["model"] == "two_islands"]
     for scan, st in SCAN_STYLE.items():
         red = reduced[np.isclose(reduced["bridge_weight"], bridge_weight) & (reduced["scan"] == scan)].sort_values("n")
@@ -145,10 +156,10 @@ def figure_mixing_vs_n(details: pd.DataFrame, reduced: pd.DataFrame, exponents: 
     ax.set_xlabel("n (variables per island)")
     ax.set_ylabel("t_mix / 2^n (single-variable updates)")
     ax.set_title("Two islands: polynomial factor t_mix / 2^n\n(Table 1: 1, 1, n for random, best, worst)")
-    ax.legend(loc="upper left", fontsize=7.5)
-    _smoke_title(fig, f"Fig. 2a: exact mixing times t_mix(eps = {epsilon:g}) against n, worst case over starting states\n"
-                      "filled markers: best/worst over all permutations; open: paper's named orders (or any order, symmetric models); "
-                      "dotted: Table 1's order through our largest n", smoke)
+    ax.legend(loc="upper left")
+    _smoke_title(fig, f"He et al. 2016, Fig. 2a: exact mixing times t_mix(eps = {epsilon:g}) against n, worst case "
+                      "over starting states\nfilled markers: best/worst over all permutations; open: paper's named "
+                      "orders (or any order, symmetric models);\ndotted: Table 1's order through our largest n", smoke)
     return fig
 
 
@@ -173,7 +184,7 @@ def figure_island_mass(table: pd.DataFrame, *, smoke: bool = False):
     ax.set_ylabel("probability mass on island y (the other island)")
     ax.set_ylim(0, max(0.55, stationary * 1.1))
     ax.legend(loc="lower right")
-    _smoke_title(fig, f"Fig. 2b: two islands, n = {n} per island, bridge weight {weight:g} x the other states;\n"
+    _smoke_title(fig, f"He et al. 2016, Fig. 2b: two islands, n = {n} per island, bridge weight {weight:g} x the other states;\n"
                       "start: stationary distribution restricted to island x", smoke)
     return fig
 
@@ -205,5 +216,5 @@ def figure_permutations(table: pd.DataFrame, *, epsilon: float, smoke: bool = Fa
             ax.set_yscale("log")
             _plain_log(ax.yaxis)
         ax.legend(loc="best", fontsize=8)
-    _smoke_title(fig, f"Fig. 2c: sorted exact mixing times t_mix(eps = {epsilon:g}) of every systematic-scan permutation", smoke)
+    _smoke_title(fig, f"He et al. 2016, Fig. 2c: sorted exact mixing times t_mix(eps = {epsilon:g}) of every systematic-scan permutation", smoke)
     return fig

@@ -11,7 +11,8 @@ Usage::
 Figures are plain :class:`matplotlib.figure.Figure` objects (no pyplot state, so no
 figure leaks and no display backend is needed) with constrained layout.
 :func:`save_figure` writes PNG at :data:`DPI` dots per inch through
-:func:`dogs.io.atomic_path`, so an interrupted run never leaves half a figure.
+:func:`dogs.io.atomic_path`, so an interrupted run never leaves half a figure, with the figure's title and
+number of panels in the PNG's metadata.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from dogs.io import atomic_path  # noqa: E402
 
-__all__ = ["DPI", "RC_PARAMS", "apply_style", "subplots", "save_figure"]
+__all__ = ["DPI", "RC_PARAMS", "apply_style", "panels", "subplots", "save_figure"]
 
 #: Resolution of every PNG figure.
 DPI = 150
@@ -80,11 +81,23 @@ def subplots(nrows: int = 1, ncols: int = 1, *, figsize=None, **kwargs):
     return fig, axes
 
 
+def panels(fig) -> int:
+    """The number of visible plot panels of ``fig`` (colour bars are not panels)."""
+    return sum(1 for ax in fig.axes if ax.get_visible() and not hasattr(ax, "_colorbar"))
+
+
 def save_figure(fig, path, *, dpi: int = DPI) -> Path:
-    """Write ``fig`` as PNG at ``dpi`` (default 150) to ``path`` atomically, then release it."""
+    """Write ``fig`` as PNG at ``dpi`` (default 150) to ``path`` atomically, then release it.
+
+    The PNG carries the figure's title (its suptitle, which names the paper figure it regenerates) as its
+    ``Title`` and its number of panels (:func:`panels`) as ``Panels``: the published figures are checked by them
+    (:mod:`dogs.workflow.published`).
+    """
     path = Path(path)
+    title = fig._suptitle.get_text() if fig._suptitle is not None else ""
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=dpi)
+        fig.savefig(tmp, format="png", dpi=dpi,
+                    metadata={"Title": " ".join(title.split()), "Panels": str(panels(fig))})
     if fig.canvas.manager is not None:  # a pyplot figure: release it from pyplot's registry
         import matplotlib.pyplot as plt
 

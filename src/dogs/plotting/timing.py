@@ -155,8 +155,10 @@ def plot_main(summary: dict, trace: pd.DataFrame, speedup: pd.DataFrame) -> Figu
     else:
         paper_setup = (f"paper: not stated for this grid; our systematic scan T = {summary['systematic_length']:,}, "
                        f"the paper's ~{paper['systematic_length']:,}")
+    figure = "§5.2 (Fig. 2)" if summary["role"].startswith("main") else "App. B.2 (Fig. 11)"
     fig.suptitle(
-        f"DoGS vs systematic scan on a {side}x{side} Ising grid ({side * side:,} variables), trial {trial}\n"
+        f"DoGS {figure}: DoGS vs systematic scan on a {side}x{side} Ising grid ({side * side:,} variables), "
+        f"trial {trial}\n"
         f"DoGS setup {_seconds(info['setup_seconds'])} ({paper_setup}) · "
         f"systematic step {_seconds(info['seconds_per_step_systematic'])} (paper: {paper['seconds_per_step'] * 1e6:g} µs) · "
         f"sample point: systematic {_seconds(info['seconds_per_sample_point_systematic'])}, "
@@ -180,6 +182,7 @@ def plot_trials(summary: dict, traces: list[pd.DataFrame], speedup: pd.DataFrame
         ax_speed.set_title(f"trial {trial}: speed-up; systematic step {_seconds(info['seconds_per_step_systematic'])}; "
                            f"{_load_text(info)}", fontsize=8)
     side = summary["side"]
-    fig.suptitle(f"Independent trials (new couplings each) on the {side}x{side} grid ({side * side:,} variables)\n"
+    fig.suptitle(f"DoGS App. B.2 (Fig. 10): independent trials (new couplings each) on the {side}x{side} grid "
+                 f"({side * side:,} variables)\n"
                  f"{_machine_line(summary)}", fontsize=9)
     return fig
