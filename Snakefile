@@ -55,6 +55,7 @@ rule benchmarks:
         figure("benchmarks/uai_mar.png"),  # marginal accuracy with evidence: DoGS, systematic scan, pgmpy
         figure("benchmarks/chains.png"),  # many chains: our two kernels, THRML and pgmpy
         result("benchmarks/sampling.md"),  # the sampling call end to end beside its raw kernel and pgmpy
+        figure("benchmarks/networks.png"),  # Bayesian networks with evidence: errors and coverage against exact
 
 
 rule scaling:

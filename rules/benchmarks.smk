@@ -265,3 +265,47 @@ rule benchmarks_sampling:
         "{params.python} -m dogs.benchmarks.sampling --out {output.json} --table {output.table} --sides {params.sides}"
         " --draws {params.draws} --chains {params.chains} --repeats {params.repeats} --pgmpy-side {params.pgmpy_side}"
         " --pgmpy-sweeps {params.pgmpy_sweeps} --threads {threads} --seed {params.seed} > {log} 2>&1"
+
+
+# Bayesian networks from pgmpy's bundle with evidence: DoGS, the systematic scan and pgmpy's GibbsSampling at a
+# fixed time budget, scored against exact posterior marginals, with the coverage of our reported intervals.
+rule benchmarks_networks:
+    """Beyond the papers: the bundled Bayesian networks with evidence, marginal errors and interval coverage of DoGS, the systematic scan and pgmpy at a fixed time budget."""
+    output:
+        json=result("benchmarks/networks.json"),
+        table=result("benchmarks/networks.md"),
+        figure=report(
+            figure("benchmarks/networks.png"),
+            caption="captions/benchmarks_networks.rst",
+            category="4. Library benchmarks",
+            subcategory="Bayesian networks",
+            labels={
+                "paper": "beyond the papers",
+                "section": "pgmpy's bundled networks",
+                "figure": "networks scoreboard",
+                "panels": "mean and largest marginal error per network and sampler",
+            },
+        ),
+    log:
+        result("logs/benchmarks/networks.log"),
+    benchmark:
+        result("benchmarks/snakemake/benchmarks_networks.tsv")
+    priority: CLOCKED
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES
+    resources:
+        mem_mb=memory_mb("benchmarks"),
+    params:
+        python=PYTHON,
+        networks=" ".join(config["benchmarks"]["networks"]),
+        evidence=config["benchmarks"]["networks_evidence"],
+        seconds=config["benchmarks"]["networks_seconds"],
+        chains=config["benchmarks"]["networks_chains"],
+        entries=config["benchmarks"]["networks_table_entries"],
+        seed=config["root_seed"],
+    shell:
+        "{params.python} -m dogs.benchmarks.networks --out {output.json} --table {output.table}"
+        " --figure {output.figure} --networks {params.networks} --evidence {params.evidence}"
+        " --seconds {params.seconds} --chains {params.chains} --max-table-entries {params.entries}"
+        " --seed {params.seed} > {log} 2>&1"

@@ -141,10 +141,11 @@ def _ours(model, scan, reduced_scan, conditioned, bound, chains: int, seconds: f
     return {"draws": draws, "thin": thin, "seconds": elapsed, "table": table}
 
 
-def _pgmpy(model, conditioned, seconds: float, seed: int, start_labels) -> dict:
-    """pgmpy's GibbsSampling on the conditioned network for ``seconds`` (setup included), from ``start`` (a state of
-    positive probability of the conditioned network: pgmpy's own random start would have probability 0 on most
-    networks with zeros, and its conditionals there are 0/0); marginals by counting its states."""
+def _pgmpy_run(conditioned, seconds: float, seed: int, start_labels, results) -> None:
+    """pgmpy's GibbsSampling on the conditioned network for ``seconds`` (setup included), from ``start_labels`` (a
+    state of positive probability of the conditioned network: pgmpy's own random start would have probability 0 on
+    most networks with zeros, and its conditionals there are 0/0); marginals by counting its states, put on
+    ``results`` (a queue: this runs in a child process, see :func:`_pgmpy`)."""
     import contextlib
     import io
 
@@ -160,7 +161,8 @@ def _pgmpy(model, conditioned, seconds: float, seed: int, start_labels) -> dict:
             sampler = GibbsSampling(network)
             setup = time.perf_counter() - start
             if setup > seconds:
-                return {"error": f"setup took {setup:.1f} s, over the budget"}
+                results.put({"error": f"setup took {setup:.1f} s, over the budget"})
+                return
 
             start_state = [(name, int(label)) for name, label in zip(network.nodes(), start_labels)]
 
@@ -170,13 +172,36 @@ def _pgmpy(model, conditioned, seconds: float, seed: int, start_labels) -> dict:
             size, thin = _budgeted(seconds - setup, run)
             samples = run(size, thin)
     except Exception as exc:  # pgmpy's sampler on a network it cannot handle: reported, not raised
-        return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"}
+        results.put({"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"})
+        return
     estimates = []
     for r, name in enumerate(network.nodes()):
         values = np.asarray(samples[name])
         k_states = int(conditioned.model.cardinalities[r])
         estimates.append(np.bincount(values.astype(np.int64), minlength=k_states)[:k_states] / values.size)
-    return {"draws": size, "seconds": time.perf_counter() - start, "estimates": estimates}
+    results.put({"draws": size, "seconds": time.perf_counter() - start, "estimates": estimates})
+
+
+def _pgmpy(conditioned, seconds: float, seed: int, start_labels, run=_pgmpy_run) -> dict:
+    """:func:`_pgmpy_run` in a child process, stopped after ``2 seconds + 10`` s: pgmpy's GibbsSampling tabulates
+    each variable's kernel over its whole Markov blanket when it starts, which cannot be interrupted from inside and
+    takes minutes and gigabytes on networks such as child (a sampler that cannot start within the budget is reported
+    as such, not waited for)."""
+    import multiprocessing
+    import queue
+
+    limit = 2 * seconds + 10
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=run, args=(conditioned, seconds, seed, start_labels, results), daemon=True)
+    child.start()
+    try:
+        return results.get(timeout=limit)
+    except queue.Empty:
+        return {"error": f"GibbsSampling did not finish within {limit:g} s (setup over the budget; stopped)"}
+    finally:
+        child.terminate()
+        child.join()
 
 
 def _errors(estimates: list[np.ndarray], exact: list[np.ndarray]) -> np.ndarray:
@@ -190,7 +215,8 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
     from dogs.exact import ModelTooLargeError, junction_tree_marginals
     from dogs.models.evidence import condition
     from dogs.sampling import scan_in_original
-    from dogs.scans import dogs_scan, systematic_scan
+    from dogs.samplers.factor_gibbs import NoPositiveStartError, positive_starts
+    from dogs.scans import UnvisitedVariablesWarning, dogs_scan, systematic_scan
 
     evidence_seed, run_seed = seed.spawn(2)
     model, _ = load_network(name)
@@ -209,16 +235,23 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
     reduced = conditioned.model
     start = time.perf_counter()
     bound = influence_bound(reduced)
-    result = dogs_scan(systematic_scan(reduced.n_vars, 2 * reduced.n_vars), np.ones(reduced.n_vars), bound)
+    with warnings.catch_warnings():  # the unvisited variables are counted in the row instead
+        warnings.simplefilter("ignore", UnvisitedVariablesWarning)
+        result = dogs_scan(systematic_scan(reduced.n_vars, 2 * reduced.n_vars), np.ones(reduced.n_vars), bound)
     setup = time.perf_counter() - start
     dogs_indices = scan_in_original(result.scan, conditioned)
     row["dogs_scan_length"] = int(result.scan.length)
     row["dogs_variation"] = float(result.variation)
     row["dogs_setup_s"] = setup
+    row["dogs_unvisited"] = int(np.sum(np.bincount(result.scan.indices, minlength=reduced.n_vars) == 0))
     sweep = systematic_scan(reduced.n_vars, reduced.n_vars)
     for sampler, scan, reduced_scan, setup_s in (("DoGS", dogs_indices, result.scan, setup),
                                                  ("systematic", "systematic", sweep, 0.0)):
-        out = _ours(model, scan, reduced_scan, conditioned, bound, chains, seconds, seed_int, setup_s)
+        try:
+            out = _ours(model, scan, reduced_scan, conditioned, bound, chains, seconds, seed_int, setup_s)
+        except NoPositiveStartError as exc:  # reported in the row: the sequential search has a work cap
+            row[sampler] = {"error": f"no start: {' '.join(str(exc).split())[:120]}"}
+            continue
         table = out["table"]
         estimates = [table[table["variable"] == int(i)]["probability"].to_numpy() for i in conditioned.free]
         errors = _errors(estimates, truth)
@@ -233,10 +266,12 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
                         "max_error": float(errors.max()), "coverage": float(within.mean()),
                         "unconverged": int((~table["converged"]).sum()), "marginals": int(errors.size),
                         "certified": int(np.isfinite(table["bound_average"]).sum())}
-    from dogs.samplers.factor_gibbs import positive_starts
-
-    pgmpy_start = positive_starts(conditioned.model, 1, np.random.default_rng(run_seed))[0]
-    out = _pgmpy(model, conditioned, seconds, seed_int % 2**32, pgmpy_start)
+    try:
+        pgmpy_start = positive_starts(conditioned.model, 1, np.random.default_rng(run_seed))[0]
+    except NoPositiveStartError:
+        row["pgmpy"] = {"error": "no start of positive probability found (as for ours)"}
+        return row
+    out = _pgmpy(conditioned, seconds, seed_int % 2**32, pgmpy_start)
     if "error" in out:
         row["pgmpy"] = {"error": out["error"]}
     else:
@@ -249,7 +284,7 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
 def markdown_table(rows: list[dict], header: str) -> str:
     """Scored networks, then the ones out of reach."""
     lines = [header, "", "| network | variables | evidence | sampler | draws | mean error | max error | coverage | "
-             "unconverged | certified |", "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+             "unconverged | certified | scan's bound |", "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|"]
     for row in rows:
         if "skipped" in row:
             continue
@@ -257,14 +292,19 @@ def markdown_table(rows: list[dict], header: str) -> str:
             cell = row[sampler]
             if "error" in cell:
                 lines.append(f"| {row['network']} | {row['variables']} | {len(row['evidence'])} | {sampler} | "
-                             f"{cell['error']} | | | | | |")
+                             f"{cell['error']} | | | | | | |")
                 continue
             coverage = f"{cell['coverage']:.1%}" if "coverage" in cell else ""
             extra = (f"{cell['unconverged']}/{cell['marginals']} | {cell['certified']}/{cell['marginals']}"
                      if "coverage" in cell else " | ")
+            scan_bound = ""
+            if sampler == "DoGS":
+                scan_bound = f"{row['dogs_variation']:.3g}" + (" (vacuous)" if row["dogs_variation"] >= 1 else "")
+                if row["dogs_unvisited"]:
+                    scan_bound += f", {row['dogs_unvisited']} never updated"
             lines.append(f"| {row['network']} | {row['variables']} | {len(row['evidence'])} | {sampler} | "
                          f"{cell['draws']:,} | {cell['mean_error']:.2e} | {cell['max_error']:.2e} | {coverage} | "
-                         f"{extra} |")
+                         f"{extra} | {scan_bound} |")
     skipped = [row for row in rows if "skipped" in row]
     if skipped:
         lines += ["", "Out of reach of exact inference at this limit:", ""]
@@ -290,10 +330,17 @@ def plot_scores(rows: list[dict], path: Path, title: str) -> None:
         ax.scatter(x + (s - 1) * width, worst, marker="_", s=120, color=bars.patches[0].get_facecolor() if bars.patches
                    else None, label=f"{sampler}: largest error")
     for i, row in enumerate(scored):
-        covered = min(row[s]["coverage"] for s in ("DoGS", "systematic"))
+        coverages = [row[s]["coverage"] for s in ("DoGS", "systematic") if "coverage" in row[s]]
+        if not coverages:
+            continue
+        covered = min(coverages)
         ax.annotate(f"{covered:.0%}", (i, 1.0), xycoords=("data", "axes fraction"), ha="center", va="bottom",
                     fontsize=8)
-    ax.set_yscale("log")
+    if scored:
+        ax.set_yscale("log")
+    else:
+        ax.text(0.5, 0.5, "no network within reach of exact inference", ha="center", va="center",
+                transform=ax.transAxes)
     ax.set_xticks(x, [row["network"] for row in scored], rotation=30, ha="right")
     ax.set_ylabel("|estimate - exact posterior marginal|")
     ax.set_title(title + "\n(numbers above: the lower coverage of ours, 3 SE + certified bias)", fontsize=9)

@@ -65,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     methods = ["auto", "theorem10", "theorem11", "theorem12", "exact", "factor"]
 
     def common(p, formats=("json", "csv"), format_help="output format (default json)"):
-        p.add_argument("model", help="model file: .uai (MARKOV network) or a dogs binary .npz")
+        p.add_argument("model", help="model file: .uai (MARKOV or BAYES network, any factors) or a dogs binary .npz")
         p.add_argument("--format", choices=list(formats), default="json", help=format_help)
         p.add_argument("--evidence", metavar="FILE",
                        help="UAI evidence file (.evid: n, then n pairs 'variable value'): condition on it; results "
@@ -111,7 +111,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--draws", default="250", help="passes through the scan per chain, each recorded (default 250)")
     p.add_argument("--seed", default="0", help="seed (default 0)")
     p.add_argument("--start", default="random",
-                   help="'random' (default: every chain from uniformly random labels) or a label K for every variable")
+                   help="'random' (default: every chain from its own random state: uniform labels on a pairwise model, "
+                        "on a factor graph a state of positive probability drawn variable by variable, by forward "
+                        "sampling on a Bayesian network) or a label K for every variable")
     p.add_argument("--vars", help="report these variables only (comma separated; default all)")
     p.add_argument("--save-chains", help="write the draws as ArviZ data (netCDF, a .nc file name)")
     p.add_argument("--certify", action="store_true",

@@ -13,6 +13,7 @@ from dogs.scans.base import (
 )
 from dogs.scans.dogs import (
     DoGSResult,
+    UnvisitedVariablesWarning,
     IteratedDoGSResult,
     LengthDoublingResult,
     dogs_scan,
@@ -38,6 +39,7 @@ __all__ = [
     "iterated_dogs",
     "length_doubling_dogs",
     "DoGSResult",
+    "UnvisitedVariablesWarning",
     "IteratedDoGSResult",
     "LengthDoublingResult",
 ]

@@ -54,6 +54,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -65,6 +66,7 @@ from dogs.scans.checks import Influence, as_epsilon, as_influence, as_scan, as_w
 from dogs.scans.variation import lazy_zeros, support_of
 
 __all__ = [
+    "UnvisitedVariablesWarning",
     "DoGSResult",
     "IteratedDoGSResult",
     "LengthDoublingResult",
@@ -75,6 +77,34 @@ __all__ = [
 
 #: Refuse uniform input scans whose per-step snapshots of ``b`` would exceed this many bytes.
 MAX_SNAPSHOT_BYTES = 2 * 1024**3
+
+
+class UnvisitedVariablesWarning(UserWarning):
+    """A DoGS scan never updates some variables it targets (``d_i > 0``) that its input scan updated.
+
+    Algorithm 2 minimises the Dobrushin variation, which is an error bound only when it is below 1. With an
+    influence bound that does not contract (rows summing to 1 or more, as on networks with deterministic factors)
+    the variation grows with every step whatever the scan, and the greedy choice can starve a variable: a chain
+    that never updates a variable cannot estimate its marginal.
+    """
+
+
+def _warn_unvisited(input_steps: np.ndarray, result: DoGSResult, d: np.ndarray) -> None:
+    """:class:`UnvisitedVariablesWarning` when ``result``'s scan drops targeted variables its input updated."""
+    n_vars = result.scan.n_vars
+    if np.any(result.scan.indices == UNIFORM) or np.any(input_steps == UNIFORM):
+        return  # a uniform step may update any variable
+    before = np.bincount(input_steps, minlength=n_vars) > 0
+    after = np.bincount(result.scan.indices, minlength=n_vars) > 0
+    dropped = np.flatnonzero(before & ~after & (np.asarray(d) > 0))
+    if dropped.size:
+        vacuous = " (at least 1: the bound certifies nothing here)" if result.variation >= 1 else ""
+        warnings.warn(
+            f"the DoGS scan never updates {dropped.size} of the variables it targets (first: "
+            f"{', '.join(map(str, dropped[:5].tolist()))}), which its input scan updated; its Dobrushin variation is "
+            f"{result.variation:.3g}{vacuous}. A chain that never updates a variable cannot estimate it: use a scan "
+            f"that updates every variable (e.g. systematic) or a longer input scan.",
+            UnvisitedVariablesWarning, stacklevel=3)
 
 
 @dataclass(frozen=True, eq=False)
@@ -290,7 +320,9 @@ def dogs_scan(input_scan: Scan, weights, influence, epsilon: float | None = None
     matrix = as_influence(influence, input_scan.n_vars)
     d = as_weights(weights, input_scan.n_vars)
     eps = as_epsilon(epsilon)
-    return _run_dogs(input_scan.indices, input_scan.n_vars, d, matrix, eps, started)
+    result = _run_dogs(input_scan.indices, input_scan.n_vars, d, matrix, eps, started)
+    _warn_unvisited(input_scan.indices, result, d)
+    return result
 
 
 def iterated_dogs(

@@ -166,6 +166,9 @@ JOB_RATES: dict[str, float] = {
     # not from calibrate: one site update of the sampling-call benchmark, end to end or raw (the one-chain kernel's
     # 5-10 ns and the vector kernels' 1-2 ns, with the calls' overhead on the small grids)
     "benchmarks_sampling": 6.0e-09,
+    # not from calibrate: loading a network and its exact marginals, per clique-table entry allowed (a bound: most
+    # networks need far fewer entries than the limit)
+    "benchmarks_networks": 1.0e-08,
     "boltzmann_compute_chains": 2.86e-09,
     "boltzmann_compute_chains_large": 1.22e-09,
     # exact-HMC trajectories on d^2 couplings (no benchmark file: measured once, before the chains' log-ratio

@@ -1,0 +1,63 @@
+"""The networks scoreboard (``python -m dogs.benchmarks.networks``) runs end to end on a small bundled network,
+writes its table, figure and JSON, and reports a sampler that cannot run instead of stopping."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pgmpy")
+
+from dogs.benchmarks import networks  # noqa: E402
+
+
+def test_scoreboard_on_cancer_writes_table_figure_and_scores(tmp_path):
+    out, table, figure = tmp_path / "n.json", tmp_path / "n.md", tmp_path / "n.png"
+    result = networks.main(["--out", str(out), "--table", str(table), "--figure", str(figure), "--networks",
+                            "cancer", "--seconds", "0.3", "--chains", "2", "--evidence", "1", "--seed", "3"])
+    row = json.loads(out.read_text())["rows"][0]
+    assert row == json.loads(json.dumps(result["rows"][0]))
+    assert row["network"] == "cancer" and row["variables"] == 5 and len(row["evidence"]) == 1
+    for sampler in ("DoGS", "systematic"):
+        cell = row[sampler]
+        assert cell["marginals"] == 2 * 4  # four unobserved binary variables
+        assert 0 <= cell["mean_error"] <= cell["max_error"] <= 1 and 0 <= cell["coverage"] <= 1
+        assert cell["draws"] >= 4
+    assert "error" in row["pgmpy"] or 0 <= row["pgmpy"]["mean_error"] <= 1
+    text = table.read_text()
+    assert "| cancer | 5 | 1 | DoGS |" in text and "| cancer | 5 | 1 | pgmpy |" in text
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_exact_inference_out_of_reach_is_listed_not_scored(tmp_path):
+    out, table = tmp_path / "n.json", tmp_path / "n.md"
+    networks.main(["--out", str(out), "--table", str(table), "--figure", str(tmp_path / "n.png"), "--networks",
+                   "child", "--seconds", "0.1", "--max-table-entries", "4"])
+    row = json.loads(out.read_text())["rows"][0]
+    assert "exact inference out of reach" in row["skipped"] and "DoGS" not in row
+    assert "Out of reach of exact inference" in table.read_text()
+
+
+def _stuck(conditioned, seconds, seed, start_labels, results):
+    time.sleep(60)
+
+
+def test_a_pgmpy_run_over_its_limit_is_stopped_and_reported():
+    model, _ = networks.load_network("cancer")
+    from dogs.models.evidence import condition
+
+    conditioned = condition(model, {})
+    out = networks._pgmpy(conditioned, 0.01, 0, np.zeros(5, dtype=np.int64), run=_stuck)
+    assert out == {"error": "GibbsSampling did not finish within 10.02 s (setup over the budget; stopped)"}
+
+
+@pytest.mark.parametrize("argv", [["--networks", "nonesuch"], ["--seconds", "0"], ["--chains", "1"],
+                                  ["--evidence", "-1"]])
+def test_bad_settings_are_refused_before_any_work(argv, tmp_path):
+    with pytest.raises(SystemExit):
+        networks.main(["--out", str(tmp_path / "n.json"), "--table", str(tmp_path / "n.md"), "--figure",
+                       str(tmp_path / "n.png"), *argv])
+    assert not list(tmp_path.iterdir())
