@@ -188,11 +188,12 @@ rule benchmarks_uai_mar:
         " --seconds {params.seconds} --seed {params.seed} > {log} 2>&1"
 
 
-# Many chains side by side (updates per ns against chains): our one-chain and vector Gibbs kernels, THRML's CPU block
-# Gibbs when the optional `peers` extra is installed (one line in the log says so otherwise) and pgmpy on a small grid.
+# Many chains side by side (updates per ns against chains): our one-chain and vector Gibbs kernels; THRML's CPU block
+# Gibbs, ferrotherm and peapods when the optional `peers` extra is installed (one line in the log says so otherwise);
+# pgmpy on a small grid.
 # The smoke setting is tiny: it checks the pipeline, not the speed.
 rule benchmarks_chains:
-    """Beyond the papers: many chains side by side, updates per ns against chains (our one-chain and vector Gibbs kernels, THRML, pgmpy)."""
+    """Beyond the papers: many chains side by side, updates per ns against chains (our one-chain and vector Gibbs kernels, THRML, ferrotherm, peapods, pgmpy)."""
     output:
         json=result("benchmarks/chains.json"),
         table=result("benchmarks/chains.md"),

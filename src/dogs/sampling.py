@@ -165,16 +165,19 @@ def _starts(start, cards: np.ndarray, chains: int, conditioned, rng, model) -> n
 
 def _positive_starts(model, conditioned, chains: int, rng) -> np.ndarray:
     """Random starts of positive probability of a conditioned factor graph, assigned in the topological order of
-    the original network when it is a Bayesian network (forward sampling, evidence aside)."""
-    from dogs.samplers.factor_gibbs import assignment_order, positive_starts
+    the original network when it is a Bayesian network (forward sampling, evidence aside), and if that search
+    exhausts its cap, by maximum cardinality search on the conditioned model's blankets."""
+    from dogs.samplers.factor_gibbs import NoPositiveStartError, assignment_order, positive_starts
 
-    order = None
     if isinstance(model, DiscreteFactorGraph) and model.kind == "BAYES":
         reduced_index = np.full(conditioned.n_vars, -1, dtype=np.int64)
         reduced_index[conditioned.free] = np.arange(conditioned.free.size)
         order = reduced_index[assignment_order(model)]
-        order = order[order >= 0]
-    return positive_starts(conditioned.model, chains, rng, order=order)
+        try:
+            return positive_starts(conditioned.model, chains, rng, order=order[order >= 0])
+        except NoPositiveStartError:
+            pass  # evidence far downstream: the search along the conditioned model's blankets may still find one
+    return positive_starts(conditioned.model, chains, rng)
 
 
 def _kernel_cache_empty(stem: str) -> bool:

@@ -23,7 +23,13 @@ marginal estimated from ``--chains`` chains (default 8; pgmpy: one):
     with that scan;
 ``systematic``  ``dogs.sample`` with one systematic sweep per draw;
 ``pgmpy``  ``pgmpy.sampling.GibbsSampling`` on the conditioned network (pgmpy's sampler takes no evidence, so
-    it gets our conditioned factor graph as a Markov network), one chain, its states counted per variable.
+    it gets our conditioned factor graph as a Markov network), one chain from a state of positive probability, its
+    states counted per variable. It runs in a child process stopped at twice the budget plus 10 s: its setup
+    tabulates every variable's kernel over the whole Markov blanket and takes minutes and gigabytes on child and
+    larger networks; the row then says it did not finish.
+
+A sampler whose start search (:func:`dogs.samplers.factor_gibbs.positive_starts`, with its work cap) finds no
+state of positive probability under the evidence is reported as such, not scored.
 
 Draws are sized to the budget by two pilot runs (the time per pass and the fixed cost); a run that fits more than
 :data:`MAX_DRAWS` passes per chain into the budget records every ``k``-th pass (``k`` passes per draw). Reported per
