@@ -61,8 +61,9 @@ from dogs.models.evidence import condition
 from dogs.resources import TooLargeError, format_bytes, memory_limit_bytes
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
-__all__ = ["RHAT_THRESHOLD", "SamplingWarning", "check_sampling_memory", "diagnose", "import_arviz", "marginals", "sample",
-           "sampling_memory_bytes", "sampling_warnings", "scan_given_evidence", "scan_in_original"]
+__all__ = ["RHAT_THRESHOLD", "SamplingWarning", "check_sampling_memory", "conditioned_positive_starts", "diagnose",
+           "import_arviz", "marginals", "sample", "sampling_memory_bytes", "sampling_warnings", "scan_given_evidence",
+           "scan_in_original"]
 
 #: Largest split R-hat taken as converged (Vehtari et al. 2021).
 RHAT_THRESHOLD = 1.01
@@ -142,7 +143,7 @@ def _starts(start, cards: np.ndarray, chains: int, conditioned, rng, model) -> n
         if start != "dispersed":
             raise ValueError(f"start must be 'dispersed', a label or an array of labels, got {start!r}")
         if isinstance(conditioned.model, DiscreteFactorGraph):
-            return _positive_starts(model, conditioned, chains, rng)
+            return conditioned_positive_starts(model, conditioned, chains, rng)
         same = cards.size and cards.min() == cards.max()  # one scalar bound: numpy draws much faster than per entry
         dtype = np.int8 if cards.max(initial=2) <= 127 else np.int32
         return rng.integers(0, int(cards[0]) if same else cards, size=(chains, cards.size), dtype=dtype)
@@ -163,7 +164,7 @@ def _starts(start, cards: np.ndarray, chains: int, conditioned, rng, model) -> n
     return labels
 
 
-def _positive_starts(model, conditioned, chains: int, rng) -> np.ndarray:
+def conditioned_positive_starts(model, conditioned, chains: int, rng) -> np.ndarray:
     """Random starts of positive probability of a conditioned factor graph, assigned in the topological order of
     the original network when it is a Bayesian network (forward sampling, evidence aside), and if that search
     exhausts its cap, by maximum cardinality search on the conditioned model's blankets."""

@@ -220,8 +220,8 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
     from dogs.bounds import influence_bound
     from dogs.exact import ModelTooLargeError, junction_tree_marginals
     from dogs.models.evidence import condition
-    from dogs.sampling import scan_in_original
-    from dogs.samplers.factor_gibbs import NoPositiveStartError, positive_starts
+    from dogs.sampling import conditioned_positive_starts, scan_in_original
+    from dogs.samplers.factor_gibbs import NoPositiveStartError
     from dogs.scans import UnvisitedVariablesWarning, dogs_scan, systematic_scan
 
     evidence_seed, run_seed = seed.spawn(2)
@@ -273,9 +273,9 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
                         "unconverged": int((~table["converged"]).sum()), "marginals": int(errors.size),
                         "certified": int(np.isfinite(table["bound_average"]).sum())}
     try:
-        pgmpy_start = positive_starts(conditioned.model, 1, np.random.default_rng(run_seed))[0]
+        pgmpy_start = conditioned_positive_starts(model, conditioned, 1, np.random.default_rng(run_seed))[0]
     except NoPositiveStartError:
-        row["pgmpy"] = {"error": "no start of positive probability found (as for ours)"}
+        row["pgmpy"] = {"error": "no start of positive probability found (the search of ours)"}
         return row
     out = _pgmpy(conditioned, seconds, seed_int % 2**32, pgmpy_start)
     if "error" in out:
