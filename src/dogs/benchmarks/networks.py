@@ -324,8 +324,8 @@ def plot_scores(rows: list[dict], path: Path, title: str) -> None:
 
     from dogs.plotting.style import save_figure
 
-    scored = [row for row in rows if "skipped" not in row]
-    fig = Figure(figsize=(max(6.0, 0.9 * len(scored) + 2), 4.5))
+    scored = [row for row in rows if "skipped" not in row and any("mean_error" in row[s] for s in SAMPLERS)]
+    fig = Figure(figsize=(min(14.0, max(6.0, 0.6 * len(scored) + 2)), 5.0), layout="constrained")
     ax = fig.add_subplot()
     width = 0.8 / len(SAMPLERS)
     x = np.arange(len(scored))
@@ -341,7 +341,7 @@ def plot_scores(rows: list[dict], path: Path, title: str) -> None:
             continue
         covered = min(coverages)
         ax.annotate(f"{covered:.0%}", (i, 1.0), xycoords=("data", "axes fraction"), ha="center", va="bottom",
-                    fontsize=8)
+                    fontsize=8, xytext=(0, 2), textcoords="offset points")
     if scored:
         ax.set_yscale("log")
     else:
@@ -349,8 +349,8 @@ def plot_scores(rows: list[dict], path: Path, title: str) -> None:
                 transform=ax.transAxes)
     ax.set_xticks(x, [row["network"] for row in scored], rotation=30, ha="right")
     ax.set_ylabel("|estimate - exact posterior marginal|")
-    ax.set_title(title + "\n(numbers above: the lower coverage of ours, 3 SE + certified bias)", fontsize=9)
-    ax.legend(fontsize=7, ncol=2)
+    ax.set_title(title + "\n(numbers above: the lower coverage of ours, 3 SE + certified bias)", fontsize=9, pad=16)
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     save_figure(fig, path)
 
 
