@@ -61,7 +61,7 @@ rule paper_vs_ours_publish:
         figures=lambda wildcards, input: os.path.dirname(
             os.path.dirname(input.figures[0])
         ),
-        # refused from a dirty checkout or a run of another commit unless told (--config publish_allow_dirty=true ...)
+        # refused from a dirty checkout or a run of another commit unless told (--config publish_allow_dirty=True ...)
         told=" ".join(
             flag
             for key, flag in (

@@ -6,7 +6,7 @@ figures folders of a paper-scale run, the paper-vs-ours table (``paper_vs_ours.c
 ``docs/results/``, and stamps them (``docs/results/provenance.json``) with the git revision(s) the results' sidecars
 record, the date of the table, the machine and the revision of the repository that published them. It refuses a
 smoke-scale table, whose numbers are not comparable with the papers'; and, unless told (``--allow-dirty``,
-``--allow-other-commit``; Snakemake: ``--config publish_allow_dirty=true publish_allow_other_commit=true``), a
+``--allow-other-commit``; Snakemake: ``--config publish_allow_dirty=True publish_allow_other_commit=True``), a
 repository with uncommitted changes (outside ``docs/results/`` and ``README.md``, which it writes) or a run whose
 results were made at another commit than the one checked out, so that the stamp always names the code that made them.
 
