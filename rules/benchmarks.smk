@@ -184,7 +184,7 @@ rule benchmarks_uai_mar:
         seconds=config["benchmarks"]["uai_mar_seconds"],
         seed=config["root_seed"],
     shell:
-        "{params.python} -m dogs.benchmarks.uai_mar --out {output.json} --figure {output.png} --sides {params.sides}"
+        "{params.python} -m dogs.benchmarks.marginal_accuracy --out {output.json} --figure {output.png} --sides {params.sides}"
         " --seconds {params.seconds} --seed {params.seed} > {log} 2>&1"
 
 

@@ -1,6 +1,6 @@
 r"""Marginal accuracy at a fixed time budget on UAI'08-style grids with evidence: DoGS, systematic scan, pgmpy.
 
-Run ``python -m dogs.benchmarks.uai_mar --out results/benchmarks/uai_mar.json --figure uai_mar.png``.
+Run ``python -m dogs.benchmarks.marginal_accuracy --out results/benchmarks/uai_mar.json --figure uai_mar.png``.
 
 Models: ``side x side`` open ±1 grids (:func:`dogs.models.binary.grid_model`) with couplings and fields
 drawn uniformly from ``[-coupling, coupling]`` and ``[-field, field]`` (seeded), the shape of the UAI'08
@@ -83,7 +83,7 @@ def _run_pgmpy(model, seconds: float, seed: int) -> tuple[np.ndarray, int]:
 
 
 def _parse(argv):
-    parser = argparse.ArgumentParser(prog="python -m dogs.benchmarks.uai_mar", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m dogs.benchmarks.marginal_accuracy", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/uai_mar.json"), help="JSON output")
     parser.add_argument("--figure", type=Path, default=None, help="PNG figure of the errors (optional)")
     parser.add_argument("--sides", type=int, nargs="+", default=[3, 6, 10, 16],

@@ -1,4 +1,4 @@
-"""The marginal-accuracy benchmark with evidence (``python -m dogs.benchmarks.uai_mar``) runs end to end: every
+"""The marginal-accuracy benchmark with evidence (``python -m dogs.benchmarks.marginal_accuracy``) runs end to end: every
 sampler on every grid, pgmpy only on the small ones, errors against exact marginals of the conditioned model."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from dogs.benchmarks.uai_mar import hellinger, main
+from dogs.benchmarks.marginal_accuracy import hellinger, main
 
 
 def test_hellinger_distance_of_binary_marginals():
