@@ -32,9 +32,8 @@ from dogs.counterexamples import (
 )
 from dogs.claims import load_paper_claims, verdict
 from dogs.counterexamples.growth import fit_exponents, fit_with_lower_terms, interval_errors
-from dogs.counterexamples.resources import scan_order_memory, scan_order_seconds
 from dogs.exact.chains import mixing_time, random_scan_kernel, top_state_mixing_bracket, unique_rows
-from dogs.experiments.scan_order import LOWER_TERMS
+from dogs.experiments.scan_order import LOWER_TERMS, scan_order_memory, scan_order_seconds
 
 _CLAIMS = Path(__file__).resolve().parents[1] / "config" / "claims"
 

@@ -194,7 +194,7 @@ JOB_RATES: dict[str, float] = {
     "scan_order_compute_mixing:two_islands": 0.00542,
     "scan_order_compute_permutations": 1.91e-07,
     # level-vector updates of the App. A level chains (run inside compute_mixing): measured with the chains
-    # themselves, dogs.counterexamples.resources._SECONDS_PER_LEVEL_UPDATE, not by calibrate
+    # themselves, dogs.experiments.scan_order._SECONDS_PER_LEVEL_UPDATE, not by calibrate
     "scan_order_level_chains:memorize_and_repeat": 1.5e-09,
     "scan_order_level_chains:soft_dependencies": 1.5e-09,
     "timing_compute": 2.82e-09,
