@@ -6,11 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dogs.experiments.common import scan_family
 from dogs.models.binary import grid_model
 from dogs.samplers.gibbs import run_gibbs
 from dogs.samplers.recording import mean_by_scan_and_length, samples_at_lengths, samples_by_scan
 from dogs.scans.base import systematic_scan, uniform_scan
-from dogs.scans.guarantees import length_grid, scan_family
+from dogs.scans.guarantees import length_grid
 from dogs.scans.profile import manhattan_distance, scan_profile
 from dogs.seeds import extend_seed, seed_sequence
 from dogs.summaries import first_at_or_below, mean_by_length, noise_floor

@@ -33,11 +33,11 @@ import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise
 from dogs.claims import measured
-from dogs.experiments.common import write_guarantee_results
+from dogs.experiments.common import scan_family, write_guarantee_results
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_edges, grid_model
 from dogs.samplers.recording import samples_by_scan
-from dogs.scans.guarantees import guarantee_curves, length_grid, scan_family
+from dogs.scans.guarantees import guarantee_curves, length_grid
 from dogs.seeds import make_rng, seed_record, seed_sequence
 from dogs.summaries import first_staying_at_or_below, noise_floor
 from dogs.workflow.cost import BYTES_PER_STEP, BYTES_PER_VARIABLE, Work, grid_sum, grid_total

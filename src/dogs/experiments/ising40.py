@@ -36,11 +36,11 @@ import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise
 from dogs.claims import measured
-from dogs.experiments.common import write_guarantee_results
+from dogs.experiments.common import scan_family, write_guarantee_results
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
 from dogs.samplers.recording import mean_by_scan_and_length
-from dogs.scans.guarantees import GUARANTEE_SCANS, guarantee_curves, length_grid, scan_family
+from dogs.scans.guarantees import GUARANTEE_SCANS, guarantee_curves, length_grid
 from dogs.scans.profile import scan_profile
 from dogs.seeds import seed_record, seed_sequence
 from dogs.summaries import SETTLE_WINDOW, bias_settles_at, first_at_or_below, mean_abs_bias

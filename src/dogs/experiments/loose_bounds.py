@@ -44,12 +44,13 @@ import pandas as pd
 
 from dogs.bounds import influence_binary_pairwise, loosen
 from dogs.claims import measured
+from dogs.experiments.common import scan_family
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_model
 from dogs.samplers.recording import mean_by_scan_and_length
 from dogs.scans.base import systematic_scan_ending_on
 from dogs.scans.dogs import dogs_scan
-from dogs.scans.guarantees import length_grid, scan_family, systematic
+from dogs.scans.guarantees import length_grid, systematic
 from dogs.scans.variation import dobrushin_variation, dobrushin_variation_curve
 from dogs.seeds import seed_record, seed_sequence
 from dogs.summaries import bias_settles_at, mean_abs_bias

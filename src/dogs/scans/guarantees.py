@@ -15,10 +15,8 @@ law of the chain after ``T`` steps and the target (DoGS Theorem 8). The DoGS fig
   every ``T`` of the grid;
 - ``dogs_iterated``: Algorithm 2 re-run on its own output until the variation stops improving.
 
-Stored scans: the DoGS scans of every ``T`` are kept as index arrays under the keys ``<scan>_T<T>``
-(:func:`scan_arrays`), and :func:`stored_scan` rebuilds a scan from such a store (the systematic scan
-is rebuilt, never stored). :func:`scan_family` gives what :mod:`dogs.samplers.recording` runs: one long
-scan for the prefix-closed uniform and systematic scans, ``{T: Scan}`` for the DoGS scans.
+The DoGS scans of every ``T`` are stored and read back by the experiments that write them
+(:mod:`dogs.experiments.common`).
 """
 
 from __future__ import annotations
@@ -27,12 +25,12 @@ from dogs.extras import require
 
 require("workflow", "dogs.scans.guarantees")  # before the imports below: a missing package names its extra
 
-from typing import Callable, Mapping
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from dogs.scans.base import Scan, paper_systematic_scan, systematic_scan, systematic_scan_ending_on, uniform_scan
+from dogs.scans.base import Scan, paper_systematic_scan, systematic_scan, systematic_scan_ending_on
 from dogs.scans.dogs import dogs_scan, iterated_dogs
 from dogs.scans.variation import dobrushin_variation, dobrushin_variation_curve, uniform_variation_curve
 
@@ -41,10 +39,6 @@ __all__ = [
     "STANDARD_SCANS",
     "guarantee_curves",
     "length_grid",
-    "longest_scan_arrays",
-    "scan_arrays",
-    "scan_family",
-    "stored_scan",
 ]
 
 #: Every scan of the guarantee curves, in plotting order.
@@ -161,47 +155,3 @@ def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: i
     frame = frame.sort_values(["scan", "T"]).reset_index(drop=True)
     frame["scan"] = frame["scan"].astype(str)
     return frame, per_length, pd.DataFrame(run_rows)
-
-
-def longest_scan_arrays(n_vars: int, per_length: Mapping[str, Mapping[int, Scan]], t_max: int,
-                        phase: str = "paper") -> dict:
-    """Index arrays of the length-``t_max`` scans: the systematic scan and every scan of ``per_length``."""
-    out = {"systematic": systematic(n_vars, t_max, phase).indices}
-    for name, by_t in per_length.items():
-        out[name] = by_t[t_max].indices
-    return {k: np.asarray(v, dtype=np.int64) for k, v in out.items()}
-
-
-def scan_arrays(per_length: Mapping[str, Mapping[int, Scan]]) -> dict:
-    """Index arrays of every scan of ``per_length`` under the keys ``<scan>_T<T>``."""
-    return {f"{name}_T{t}": np.asarray(scan.indices, dtype=np.int64)
-            for name, by_t in per_length.items() for t, scan in by_t.items()}
-
-
-def stored_scan(arrays: Mapping[str, np.ndarray], name: str, length: int, n_vars: int, phase: str = "paper") -> Scan:
-    """The scan ``name`` of length ``length``: ``systematic`` is rebuilt, others read from ``arrays``."""
-    if name == "systematic":
-        return systematic(n_vars, int(length), phase)
-    key = f"{name}_T{int(length)}"
-    if key not in arrays:
-        raise KeyError(f"{key} is not in the stored scans (was the length grid changed?)")
-    return Scan(np.asarray(arrays[key]), n_vars)
-
-
-def scan_family(name: str, arrays: Mapping[str, np.ndarray], lengths, n_vars: int, phase: str = "paper",
-                target: int | None = None) -> Scan | dict:
-    """The scans named ``name`` for every ``T`` in ``lengths``, as :func:`dogs.samplers.samples_at_lengths` takes them.
-
-    ``uniform`` and ``systematic`` are prefix-closed: one scan of length ``max(lengths)``. DoGS scans
-    and ``systematic_aligned`` (built here, ending on ``target``) differ per ``T``: ``{T: Scan}``.
-    """
-    longest = int(np.max(lengths))
-    if name == "uniform":
-        return uniform_scan(n_vars, longest)
-    if name == "systematic":
-        return systematic(n_vars, longest, phase)
-    if name == "systematic_aligned":
-        if target is None:
-            raise ValueError("the systematic_aligned scan ends on a target variable: give target")
-        return {int(t): systematic_scan_ending_on(n_vars, int(t), target) for t in np.unique(lengths)}
-    return {int(t): stored_scan(arrays, name, int(t), n_vars, phase) for t in np.unique(lengths)}
