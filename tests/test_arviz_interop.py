@@ -24,9 +24,9 @@ from dogs.exact import brute_force
 from dogs.extras import MissingExtraError
 from dogs.models import DiscretePairwiseMRF, grid_model
 from dogs.models.uai import write_uai
-from dogs.sampling import SamplingWarning, marginals, sample
+from dogs.sampling_call import SamplingWarning, marginals, sample
 
-pytestmark = pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")
 
 
 def _potts():

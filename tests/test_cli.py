@@ -378,7 +378,7 @@ TRIPLE = """MARKOV
 """
 
 
-@pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")  # eight draws do not converge
+@pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")  # eight draws do not converge
 def test_binary_networks_with_larger_factors_use_theorem12(tmp_path, capsys):
     from dogs.bounds import exact_influence_higher_order
     from dogs.models.uai import read_uai_binary_factors

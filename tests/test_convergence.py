@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dogs.convergence import indicator_rhat, split_counts
-from dogs.sampling import diagnose, import_arviz
+from dogs.sampling_call import diagnose, import_arviz
 
 
 def _arviz_rhat(labels, cards):

@@ -23,7 +23,7 @@ from dogs.exact.enumeration import brute_force
 from dogs.models import DiscretePairwiseMRF, grid_model
 from dogs.models.binary import grid_edges
 from dogs.models.evidence import condition
-from dogs.sampling import sample
+from dogs.sampling_call import sample
 from dogs.samplers import run_discrete_gibbs, run_gibbs
 from dogs.samplers.discrete_gibbs import run_discrete_gibbs_draws
 from dogs.samplers.gibbs import gibbs_kernel, run_gibbs_draws

@@ -22,7 +22,7 @@ from dogs.exact.chains import evolve, site_kernels, state_space, stationary_dist
 from dogs.models import DiscretePairwiseMRF, grid_model, to_pgmpy
 from dogs.models.evidence import EvidenceError, condition, read_uai_evidence
 from dogs.models.uai import write_uai
-from dogs.sampling import marginals, sample
+from dogs.sampling_call import marginals, sample
 from dogs.scans import Scan, systematic_scan, uniform_scan
 
 TOLERANCE = 1e-9
@@ -141,7 +141,7 @@ def test_certificate_is_at_least_the_exact_marginal_distance_from_every_start(ca
     assert informative > 0  # the cases are chosen so that the test checks real (non-vacuous) bounds
 
 
-@pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")
+@pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")
 def test_library_call_returns_inference_data_that_arviz_summarises():
     import arviz
 
@@ -165,7 +165,7 @@ def _run(argv, capsys):
     return code, captured.out, captured.err
 
 
-@pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")
+@pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")
 def test_command_and_library_agree_on_the_same_seed(tmp_path, capsys):
     model = grid_model(3, 3, coupling=0.3, field=0.1)
     uai = write_uai(model, tmp_path / "g.uai")

@@ -8,12 +8,12 @@ import types
 import numpy as np
 import pytest
 
-import dogs.sampling as sampling
+import dogs.sampling_call as sampling
 from dogs.models import grid_model
 from dogs.scans import systematic_scan
 
 
-@pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")  # eight passes do not converge
+@pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")  # eight passes do not converge
 def test_progress_bar_goes_to_standard_error_only_when_asked(monkeypatch, capsys):
     monkeypatch.setattr(sampling, "PROGRESS_DELAY_SECONDS", 0)
     monkeypatch.setattr(sampling, "_notice_compilation", lambda *args: None)  # its own test below; cold caches print it

@@ -21,7 +21,7 @@ from dogs.models.binary import grid_edges
 from dogs.models.evidence import read_uai_evidence
 from dogs.models.uai import read_uai_model, write_uai
 from dogs.resources import TooLargeError
-from dogs.sampling import SamplingWarning, sample
+from dogs.sampling_call import SamplingWarning, sample
 from dogs.scans import systematic_scan
 from dogs.uai_mar import parse_uai_mar
 
@@ -56,7 +56,7 @@ def test_average_bound_is_never_above_the_one_pass_bound_and_holds_where_dobrush
 
 
 # ------------------------------------------------------------------ one meaning of length with evidence
-@pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")
+@pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")
 @pytest.mark.parametrize("scan", ["systematic", "uniform"])
 def test_length_counts_steps_over_unobserved_variables_in_library_and_command(grid6, scan, capsys):
     model, uai, evid = grid6
@@ -77,7 +77,7 @@ def test_length_counts_steps_over_unobserved_variables_in_library_and_command(gr
 
 
 # ------------------------------------------------------------------ MAR output
-@pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")
+@pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")
 def test_mar_output_takes_the_library_defaults(grid6, capsys):
     model, uai, _ = grid6
     code, out, err = run_cli(["sample", uai, "--format", "uai-mar"], capsys)
@@ -117,7 +117,7 @@ def test_one_chain_says_convergence_was_not_checked_and_arviz_stays_quiet(grid6,
 
 
 # ------------------------------------------------------------------ a user's influence matrix
-@pytest.mark.filterwarnings("ignore::dogs.sampling.SamplingWarning")  # 8 draws do not converge; not the point here
+@pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")  # 8 draws do not converge; not the point here
 def test_a_users_influence_matrix_is_checked():
     model = grid_model(3, 3, coupling=0.3, field=0.1)
     good = exact_influence(model)

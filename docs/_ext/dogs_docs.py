@@ -53,7 +53,7 @@ API = [
     ("scans", "Scans and DoGS", ["dogs.scans"]),
     ("samplers", "Samplers", ["dogs.samplers"]),
     ("sampling", "The sampling call, ArviZ output and optional packages",
-     ["dogs.sampling", "dogs.arviz_interop", "dogs.extras"]),
+     ["dogs.sampling_call", "dogs.arviz_interop", "dogs.extras"]),
     ("exact", "Exact inference", ["dogs.exact"]),
     ("inference", "Loopy belief propagation", ["dogs.inference"]),
     ("learning", "Learning", ["dogs.learning"]),

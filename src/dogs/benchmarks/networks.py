@@ -119,7 +119,7 @@ def _ours(model, scan, reduced_scan, conditioned, bound, chains: int, seconds: f
     """``dogs.sample`` for what remains of ``seconds`` after ``setup``: its marginals, and the Theorem 8 certificate
     of the draws from the influence bound already computed (outside the budget, for both of our samplers alike)."""
     from dogs.certificates import marginal_certificate
-    from dogs.sampling import SamplingWarning, marginals, sample
+    from dogs.sampling_call import SamplingWarning, marginals, sample
     from dogs.scans import Scan
 
     evidence = conditioned.evidence
@@ -220,7 +220,7 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
     from dogs.bounds import influence_bound
     from dogs.exact import ModelTooLargeError, junction_tree_marginals
     from dogs.models.evidence import condition
-    from dogs.sampling import conditioned_positive_starts, scan_in_original
+    from dogs.sampling_call import conditioned_positive_starts, scan_in_original
     from dogs.samplers.factor_gibbs import NoPositiveStartError
     from dogs.scans import UnvisitedVariablesWarning, dogs_scan, systematic_scan
 

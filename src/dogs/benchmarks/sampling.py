@@ -52,7 +52,7 @@ def recorded_variables(n_vars: int, at_most: int) -> np.ndarray | None:
 
 def benchmark_row(model, side: int, chains: int, draws: int, variables, repeats: int, seed: int) -> dict:
     """``dogs.sample`` end to end and its raw kernel on the same work: one row of the table."""
-    from dogs.sampling import SamplingWarning, sample
+    from dogs.sampling_call import SamplingWarning, sample
     from dogs.samplers.gibbs import gibbs_kernel, prepare_gibbs_draws
     from dogs.scans import systematic_scan
 

@@ -188,7 +188,7 @@ def cmd_scan(args, guard: Guard):
     base = make_scan(args.base, p, budget, "--budget", guard)
     reduced, conditioned = conditioned_model(args.evidence, model)
     if conditioned is not None:
-        from dogs.sampling import scan_given_evidence
+        from dogs.sampling_call import scan_given_evidence
 
         observed = [i for i in conditioned.evidence if d[i] > 0]
         if observed:
@@ -224,7 +224,7 @@ def cmd_scan(args, guard: Guard):
     dogs_variation = float(result.variation)
     indices = result.scan.indices
     if conditioned is not None:
-        from dogs.sampling import scan_in_original
+        from dogs.sampling_call import scan_in_original
 
         indices = scan_in_original(result.scan, conditioned)
     if out is not None:

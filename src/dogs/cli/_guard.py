@@ -66,9 +66,9 @@ class Guard:
                    float(n_vars) * BYTES_PER_JUNCTION_VARIABLE + float(n_edges) * BYTES_PER_JUNCTION_EDGE)
 
     def sampling(self, n_vars: int, chains: int, draws: int, recorded_cardinalities, marginals: int, saved: bool) -> None:
-        """The library's estimate for the draws (:func:`dogs.sampling.sampling_memory_bytes`, which
-        :func:`dogs.sampling.sample` checks too) plus the command's ArviZ diagnostics of ``marginals`` indicators."""
-        from dogs.sampling import sampling_memory_bytes
+        """The library's estimate for the draws (:func:`dogs.sampling_call.sampling_memory_bytes`, which
+        :func:`dogs.sampling_call.sample` checks too) plus the command's ArviZ diagnostics of ``marginals`` indicators."""
+        from dogs.sampling_call import sampling_memory_bytes
 
         self.check(f"--chains {chains} (chain states of {n_vars} variables)",
                    sampling_memory_bytes(n_vars, chains, 0, []))

@@ -21,7 +21,7 @@ have not forgotten their starts, and the estimate and its standard error mean li
 indicator is constant in every draw of every chain has no defined :math:`\hat R`, ESS or standard error
 (reported as null). ``--save-chains`` writes the draws as ArviZ data (netCDF; :mod:`dogs.arviz_interop`).
 
-The work is the library's :func:`dogs.sampling.sample` (this module checks the arguments, builds the
+The work is the library's :func:`dogs.sampling_call.sample` (this module checks the arguments, builds the
 scan and formats the result), so the command and the library give the same numbers for the same seed.
 
 ``--evidence FILE`` (a UAI ``.evid`` file, :mod:`dogs.models.evidence`) samples the conditional
@@ -54,7 +54,7 @@ from dogs.cli._models import load_model
 from dogs.models.discrete import cardinalities
 from dogs.cli._plots import check_mar_request, check_plot, plot_sample
 from dogs.extras import require
-from dogs.sampling import RHAT_THRESHOLD, diagnose
+from dogs.sampling_call import RHAT_THRESHOLD, diagnose
 from dogs.scans.base import SCAN_NAMES
 
 __all__ = ["RHAT_THRESHOLD", "cmd_sample", "diagnose"]
@@ -74,7 +74,7 @@ def _variables(text: str | None, n_vars: int) -> np.ndarray | None:
 
 def cmd_sample(args, guard: Guard):
     from dogs.arviz_interop import check_netcdf_writer
-    from dogs.sampling import SamplingWarning, marginals, sample, sampling_warnings
+    from dogs.sampling_call import SamplingWarning, marginals, sample, sampling_warnings
 
     saved = output_path(args.save_chains, "--save-chains", (".nc",))
     chains = count(args.chains, "--chains")
