@@ -263,7 +263,7 @@ rule benchmarks_sampling:
         pgmpy_sweeps=config["benchmarks"]["chains_sweeps"],
         seed=config["root_seed"],
     shell:
-        "{params.python} -m dogs.benchmarks.sampling --out {output.json} --table {output.table} --sides {params.sides}"
+        "{params.python} -m dogs.benchmarks.sampling_call --out {output.json} --table {output.table} --sides {params.sides}"
         " --draws {params.draws} --chains {params.chains} --repeats {params.repeats} --pgmpy-side {params.pgmpy_side}"
         " --pgmpy-sweeps {params.pgmpy_sweeps} --threads {threads} --seed {params.seed} > {log} 2>&1"
 

@@ -2,7 +2,7 @@ r"""The path users take: ``dogs.sample`` end to end beside the raw kernel on the
 
 Run::
 
-    python -m dogs.benchmarks.sampling --out results/benchmarks/sampling.json --table sampling.md
+    python -m dogs.benchmarks.sampling_call --out results/benchmarks/sampling.json --table sampling.md
 
 Models: open ``side x side`` Ising grids (default sides 4, 32 and 1000: 16, 1 024 and 10^6 variables),
 ``theta_ij ~ U[0, 0.25]``, zero field (the grids of :mod:`dogs.benchmarks.chains`). At every side and chain count
@@ -104,7 +104,7 @@ def markdown_table(rows: list[dict], pgmpy_ns: float | None, pgmpy_side: int, he
 
 
 def _parse(argv):
-    parser = argparse.ArgumentParser(prog="python -m dogs.benchmarks.sampling", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m dogs.benchmarks.sampling_call", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="JSON file to write (atomically)")
     parser.add_argument("--table", type=Path, required=True, help="markdown table to write")
     parser.add_argument("--sides", nargs="+", type=int, default=[4, 32, 1000], help="grid sides (default 4 32 1000)")
@@ -163,7 +163,7 @@ def main(argv=None) -> dict:
     header = (f"dogs.sample end to end (its defaults: dispersed starts, one systematic sweep per draw, convergence "
               f"check, InferenceData) beside its raw kernel on the same work; open grids, theta ~ U[0, 0.25], zero "
               f"field; best of {args.repeats}; numba threads {threads}, {os.cpu_count()} cores")
-    result = {**run_record("dogs.benchmarks.sampling", argv, args, machine_info()), "rows": rows,
+    result = {**run_record("dogs.benchmarks.sampling_call", argv, args, machine_info()), "rows": rows,
               "pgmpy_comparison": pgmpy, "elapsed_s": time.perf_counter() - started}
     write_json(args.out, result)
     args.table.parent.mkdir(parents=True, exist_ok=True)
