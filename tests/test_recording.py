@@ -11,7 +11,7 @@ from dogs.models.binary import grid_model
 from dogs.samplers.gibbs import run_gibbs
 from dogs.samplers.recording import mean_by_scan_and_length, samples_at_lengths, samples_by_scan
 from dogs.scans.base import systematic_scan, uniform_scan
-from dogs.scans.guarantees import length_grid
+from dogs.scans.guarantees import length_grid, steps_to_reach
 from dogs.scans.profile import manhattan_distance, scan_profile
 from dogs.seeds import extend_seed, seed_sequence
 from dogs.summaries import first_at_or_below, mean_by_length, noise_floor
@@ -30,6 +30,13 @@ def test_length_grid_includes_stop_on_the_grid():
         length_grid(0, 22, step=5)
     with pytest.raises(ValueError, match="stop must be >= start"):
         length_grid(10, 5, step=1)
+
+
+def test_steps_to_reach_interpolates_the_log_of_a_guarantee_curve():
+    # 0.1 at T = 10 and 0.001 at T = 30, linear in log: 0.01 is reached halfway, at T = 20 (lengths in any order)
+    assert steps_to_reach([30, 10], [0.001, 0.1], 0.01) == pytest.approx(20.0)
+    assert steps_to_reach([10, 30], [0.1, 0.001], 0.5) == 10.0  # already below the level at the first length
+    assert np.isnan(steps_to_reach([10, 30], [0.1, 0.05], 0.01))  # never reached on the grid
 
 
 def test_manhattan_distance_wraps_on_the_torus():

@@ -37,7 +37,7 @@ from dogs.experiments.common import scan_family, write_guarantee_results
 from dogs.io import write_csv, write_meta, write_npz
 from dogs.models.binary import BinaryPairwiseMRF, grid_edges, grid_model
 from dogs.samplers.recording import samples_by_scan
-from dogs.scans.guarantees import guarantee_curves, length_grid
+from dogs.scans.guarantees import guarantee_curves, length_grid, steps_to_reach
 from dogs.seeds import make_rng, seed_record, seed_sequence
 from dogs.summaries import first_staying_at_or_below, noise_floor
 from dogs.workflow.cost import BYTES_PER_STEP, BYTES_PER_VARIABLE, Work, grid_sum, grid_total
@@ -188,22 +188,6 @@ def _share_from_one_run(systematic, dogs, iterated):
     """Share of the log-improvement systematic -> iterated DoGS obtained by one run of Algorithm 2."""
     total = np.log(systematic) - np.log(iterated)
     return float((np.log(systematic) - np.log(dogs)) / total) if total > 0 else 1.0
-
-
-def steps_to_reach(lengths, guarantees, level: float) -> float:
-    """The budget ``T`` at which a guarantee curve first reaches ``level``, interpolating ``log(guarantee)``
-    linearly between the grid's lengths (``nan`` if it never does on the grid)."""
-    lengths, logs = np.asarray(lengths, dtype=np.float64), np.log(np.asarray(guarantees, dtype=np.float64))
-    order = np.argsort(lengths)
-    lengths, logs = lengths[order], logs[order]
-    hit = np.flatnonzero(logs <= np.log(level))
-    if hit.size == 0:
-        return math.nan
-    k = hit[0]
-    if k == 0:
-        return float(lengths[0])
-    t0, t1, g0, g1 = lengths[k - 1], lengths[k], logs[k - 1], logs[k]
-    return float(t0 + (t1 - t0) * (np.log(level) - g0) / (g1 - g0))
 
 
 def axis_end_window(median_orders_by_t: pd.Series, low: float, high: float) -> dict:

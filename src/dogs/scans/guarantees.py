@@ -15,8 +15,8 @@ law of the chain after ``T`` steps and the target (DoGS Theorem 8). The DoGS fig
   every ``T`` of the grid;
 - ``dogs_iterated``: Algorithm 2 re-run on its own output until the variation stops improving.
 
-The DoGS scans of every ``T`` are stored and read back by the experiments that write them
-(:mod:`dogs.experiments.common`).
+The budget at which a curve first reaches a level is :func:`steps_to_reach`. The DoGS scans of every ``T`` are
+stored and read back by the experiments that write them (:mod:`dogs.experiments.common`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dogs.extras import require
 
 require("workflow", "dogs.scans.guarantees")  # before the imports below: a missing package names its extra
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -39,6 +40,7 @@ __all__ = [
     "STANDARD_SCANS",
     "guarantee_curves",
     "length_grid",
+    "steps_to_reach",
 ]
 
 #: Every scan of the guarantee curves, in plotting order.
@@ -155,3 +157,19 @@ def guarantee_curves(n_vars: int, weights, influence, lengths, max_iterations: i
     frame = frame.sort_values(["scan", "T"]).reset_index(drop=True)
     frame["scan"] = frame["scan"].astype(str)
     return frame, per_length, pd.DataFrame(run_rows)
+
+
+def steps_to_reach(lengths, guarantees, level: float) -> float:
+    """The budget ``T`` at which a guarantee curve first reaches ``level``, interpolating ``log(guarantee)``
+    linearly between the grid's lengths (``nan`` if it never does on the grid)."""
+    lengths, logs = np.asarray(lengths, dtype=np.float64), np.log(np.asarray(guarantees, dtype=np.float64))
+    order = np.argsort(lengths)
+    lengths, logs = lengths[order], logs[order]
+    hit = np.flatnonzero(logs <= np.log(level))
+    if hit.size == 0:
+        return math.nan
+    k = hit[0]
+    if k == 0:
+        return float(lengths[0])
+    t0, t1, g0, g1 = lengths[k - 1], lengths[k], logs[k - 1], logs[k]
+    return float(t0 + (t1 - t0) * (np.log(level) - g0) / (g1 - g0))
