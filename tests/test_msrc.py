@@ -291,16 +291,6 @@ def test_labelling_rules_on_hand_made_chains():
         labels_from_updates(counts, start, 4)
 
 
-def test_the_paired_interval_is_students():
-    from scipy import stats
-
-    x = np.array([0.004, -0.001, 0.002, 0.006, 0.0, 0.003])
-    mean, low, high = msrc.paired_interval(x)
-    ci = stats.ttest_1samp(x, 0.0).confidence_interval(0.95)
-    assert mean == pytest.approx(x.mean()) and (low, high) == pytest.approx((ci.low, ci.high))
-    assert np.isnan(msrc.paired_interval([0.1])[1])
-
-
 def test_paired_differences_across_labellings_and_chains():
     rows = []
     for split in range(4):

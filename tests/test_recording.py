@@ -14,7 +14,14 @@ from dogs.scans.base import systematic_scan, uniform_scan
 from dogs.scans.guarantees import length_grid, steps_to_reach
 from dogs.scans.profile import manhattan_distance, scan_profile
 from dogs.seeds import extend_seed, seed_sequence
-from dogs.summaries import first_at_or_below, mean_by_length, noise_floor
+from dogs.summaries import (
+    first_at_or_below,
+    mean_abs_bias_with_se,
+    mean_by_length,
+    noise_floor,
+    paired_interval,
+    ratio_interval,
+)
 
 
 # --------------------------------------------------------------------------- length grids, scan profiles
@@ -142,3 +149,22 @@ def test_noise_floor_matches_simulation():
     draws = rng.binomial(n, p_plus, size=(20000, 3)) / n
     simulated = np.abs(draws - p_plus).sum(axis=1).mean()
     assert noise_floor(p_plus, n) == pytest.approx(simulated, rel=0.02)
+
+
+def test_the_paired_interval_is_students():
+    from scipy import stats
+
+    x = np.array([0.004, -0.001, 0.002, 0.006, 0.0, 0.003])
+    mean, low, high = paired_interval(x)
+    ci = stats.ttest_1samp(x, 0.0).confidence_interval(0.95)
+    assert mean == pytest.approx(x.mean()) and (low, high) == pytest.approx((ci.low, ci.high))
+    assert np.isnan(paired_interval([0.1])[1])
+
+
+def test_mean_abs_bias_and_a_ratio_carry_their_standard_errors():
+    # T = 1: two runs (means 0.1 and 0.3, se 0.02 each) average to 0.2 with se sqrt(2 * 0.02^2) / 2; T = 2: -0.2, se 0.04
+    frame = pd.DataFrame({"T": [1, 1, 2], "mean": [0.1, 0.3, -0.2], "se": [0.02, 0.02, 0.04]})
+    mean, se = mean_abs_bias_with_se(frame)
+    assert mean == pytest.approx(0.2) and se == pytest.approx(np.sqrt(2 * 0.02**2 / 4 + 0.04**2) / 2)
+    half = 2.0 * 2.0 * np.hypot(0.1 / 2.0, 0.05 / 1.0)  # z * ratio * hypot of the relative standard errors
+    assert ratio_interval((2.0, 0.1), (1.0, 0.05), z=2.0) == pytest.approx((2.0, 2.0 - half, 2.0 + half))

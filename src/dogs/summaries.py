@@ -9,7 +9,10 @@ numbers the DoGS figures and the paper-vs-ours verdicts use:
 - :func:`first_at_or_below`: the first ``T`` at which a measured ``|mean|`` reaches a level;
 - :func:`first_sustained_at_or_below`: the first point of a noisy trace whose trailing median over a window
   reaches a level (a single lucky dip does not count);
-- :func:`mean_abs_bias`: the mean of ``|mean|`` over the grid, one number per curve;
+- :func:`mean_abs_bias`: the mean of ``|mean|`` over the grid, one number per curve, and
+  :func:`mean_abs_bias_with_se` with its standard error;
+- :func:`ratio_interval`: the ratio of two independent estimates with its interval (delta method), and
+  :func:`paired_interval`: the mean of paired differences with its Student-t interval;
 - :func:`noise_floor`: the expected ``sum_i |p_hat_i - p_i|`` of ``N`` exact independent samples, below
   which no sampler's measured marginal error can be told apart from exact sampling;
 - :func:`node_rmse`, :func:`pairwise_error`: the error metrics of the annular-augmentation paper's Ising
@@ -26,6 +29,8 @@ from dogs.extras import require
 
 require("workflow", "dogs.summaries")  # before the imports below: a missing package names its extra
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -36,12 +41,15 @@ __all__ = [
     "first_staying_at_or_below",
     "first_sustained_at_or_below",
     "mean_abs_bias",
+    "mean_abs_bias_with_se",
     "mean_by_length",
     "measured_speedup",
     "node_rmse",
     "noise_floor",
+    "paired_interval",
     "pairwise_error",
     "predicted_speedup",
+    "ratio_interval",
 ]
 
 
@@ -118,6 +126,32 @@ def bias_settles_at(frame: pd.DataFrame, level: float, window: int = SETTLE_WIND
 def mean_abs_bias(frame: pd.DataFrame) -> float:
     """Mean of ``|mean|`` over the grid: one number per curve, lower is faster decay."""
     return float(np.abs(frame["mean"]).mean())
+
+
+def mean_abs_bias_with_se(frame: pd.DataFrame) -> tuple[float, float]:
+    """Mean over ``T`` of ``|mean bias|`` and its standard error (delta method: the chains of different ``T`` are
+    independent, and ``|m|`` has slope ``sign(m)`` where the bias is clearly non-zero)."""
+    values = frame.groupby("T").agg(mean=("mean", "mean"), se=("se", lambda x: float(np.sqrt(np.sum(x ** 2))) / len(x)))
+    return float(np.abs(values["mean"]).mean()), float(np.sqrt(np.sum(values["se"] ** 2)) / len(values))
+
+
+def ratio_interval(a: tuple[float, float], b: tuple[float, float], z: float = 1.96) -> tuple[float, float, float]:
+    """``a / b`` of two independent estimates ``(value, se)`` with its ``z``-interval (delta method)."""
+    ratio = a[0] / b[0]
+    se = ratio * math.hypot(a[1] / a[0], b[1] / b[0])
+    return ratio, ratio - z * se, ratio + z * se
+
+
+def paired_interval(differences, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean of paired differences (one per data split, say) and its two-sided Student-t interval: (mean, low, high)."""
+    from scipy import stats
+
+    x = np.asarray(differences, dtype=float)
+    mean = float(x.mean()) if x.size else float("nan")
+    if x.size < 2:
+        return mean, float("nan"), float("nan")
+    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+    return mean, mean - half, mean + half
 
 
 def noise_floor(p_plus, n_chains: int) -> float:

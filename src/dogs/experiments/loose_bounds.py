@@ -53,7 +53,7 @@ from dogs.scans.dogs import dogs_scan
 from dogs.scans.guarantees import length_grid, systematic
 from dogs.scans.variation import dobrushin_variation, dobrushin_variation_curve
 from dogs.seeds import seed_record, seed_sequence
-from dogs.summaries import bias_settles_at, mean_abs_bias
+from dogs.summaries import bias_settles_at, mean_abs_bias, mean_abs_bias_with_se, ratio_interval
 from dogs.workflow.cost import BYTES_PER_STEP, BYTES_PER_VARIABLE, Work, grid_sum, grid_total
 from dogs.workflow.shell import Experiment, SettingsError
 
@@ -237,20 +237,6 @@ def compute_bias_verdict(ctx):
                extra={"threads": ctx.threads, "description": "mean and standard error of X_target^T over n_chains "
                       "independent chains per repetition, looseness factor, scan and T, on the verdict lengths; seeds "
                       "per (repetition, scale label, scan[, T]) under the recorded path"})
-
-
-def mean_abs_bias_with_se(frame: pd.DataFrame) -> tuple[float, float]:
-    """Mean over ``T`` of ``|mean bias|`` and its standard error (delta method: the chains of different ``T`` are
-    independent, and ``|m|`` has slope ``sign(m)`` where the bias is clearly non-zero)."""
-    values = frame.groupby("T").agg(mean=("mean", "mean"), se=("se", lambda x: float(np.sqrt(np.sum(x ** 2))) / len(x)))
-    return float(np.abs(values["mean"]).mean()), float(np.sqrt(np.sum(values["se"] ** 2)) / len(values))
-
-
-def ratio_interval(a: tuple[float, float], b: tuple[float, float], z: float = 1.96) -> tuple[float, float, float]:
-    """``a / b`` of two independent estimates ``(value, se)`` with its ``z``-interval (delta method)."""
-    ratio = a[0] / b[0]
-    se = ratio * math.hypot(a[1] / a[0], b[1] / b[0])
-    return ratio, ratio - z * se, ratio + z * se
 
 
 def degradation(bias: pd.DataFrame, scales, level: float) -> dict:

@@ -69,6 +69,7 @@ from dogs.segmentation.mfam import centre_weights, hamming_error, mfam_model
 from dogs.segmentation.msrc import CLASSES, MSRCArchive
 from dogs.segmentation.region_scan import region_scan, region_systematic_scan
 from dogs.seeds import seed_record, seed_sequence
+from dogs.summaries import paired_interval
 from dogs.workflow.cost import Work
 from dogs.workflow.shell import Experiment, SettingsError
 
@@ -313,18 +314,6 @@ def split_means(frames: list[pd.DataFrame]) -> pd.DataFrame:
              for split, frame in enumerate(frames)]
     out = pd.concat(parts, ignore_index=True).rename(columns={"hamming_error": "mean_error"})
     return out[["split", *keys, "mean_error"]]
-
-
-def paired_interval(differences, level: float = 0.95) -> tuple[float, float, float]:
-    """Mean of paired per-split differences and its two-sided Student-t interval: (mean, low, high)."""
-    from scipy import stats
-
-    x = np.asarray(differences, dtype=float)
-    mean = float(x.mean()) if x.size else float("nan")
-    if x.size < 2:
-        return mean, float("nan"), float("nan")
-    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
-    return mean, mean - half, mean + half
 
 
 #: Paired comparisons written to differences.csv: (name, method a, method b) for the error of a minus b.
