@@ -128,17 +128,17 @@ class Work:
     """The work of the jobs of one compute rule: ``jobs`` jobs of ``prod(factors)`` units in all, plus
     ``seconds`` of work the config gives in seconds (sampling budgets in seconds).
 
-    ``benchmarks``: the names (without ``.tsv``) of the benchmark files of these jobs, when they are not the rule's
+    ``benchmark_names``: the names (without ``.tsv``) of the benchmark files of these jobs, when they are not the rule's
     own (``<rule>[_<wildcards>]``, or ``<rule>_<part>`` for the rule ``<rule>:<part>`` that rates part of a rule's
     jobs apart), so that :func:`calibrate` can attribute every file to its work."""
 
-    __slots__ = ("rule", "factors", "jobs", "seconds", "benchmarks")
+    __slots__ = ("rule", "factors", "jobs", "seconds", "benchmark_names")
 
     def __init__(self, rule: str, factors: dict[str, float], jobs: int = 1, seconds: float = 0.0,
-                 benchmarks: tuple[str, ...] = ()):
+                 benchmark_names: tuple[str, ...] = ()):
         self.rule, self.jobs, self.seconds = rule, int(jobs), float(seconds)
         self.factors = {key: float(value) for key, value in factors.items()}
-        self.benchmarks = tuple(benchmarks)
+        self.benchmark_names = tuple(benchmark_names)
 
     @property
     def units(self) -> float:
@@ -248,18 +248,18 @@ def time_table(hours: dict[str, float]) -> str:
 
 def _stems(work: Work) -> tuple[str, ...]:
     """The benchmark file names a work's jobs write: declared, else the rule's (``<rule>:<part>`` -> ``<rule>_<part>``)."""
-    return work.benchmarks or (work.rule.replace(":", "_"),)
+    return work.benchmark_names or (work.rule.replace(":", "_"),)
 
 
 def rule_of(benchmark_file: str, works) -> str | None:
     """The compute rule of a benchmark file ``.../<name>.tsv`` among ``works``: the work that declares ``<name>``
-    (:attr:`Work.benchmarks`), else the rule with the longest name that ``<name>`` is, or starts with followed by
+    (:attr:`Work.benchmark_names`), else the rule with the longest name that ``<name>`` is, or starts with followed by
     ``_`` or a number (``<rule>_rep3``, ``<rule>7``); ``None`` when none does."""
     stem = os.path.basename(str(benchmark_file)).removesuffix(".tsv")
     for work in works:
-        if stem in work.benchmarks:
+        if stem in work.benchmark_names:
             return work.rule
-    found = [(len(name), work.rule) for work in works if not work.benchmarks
+    found = [(len(name), work.rule) for work in works if not work.benchmark_names
              for name in _stems(work) if stem == name or stem.startswith(name + "_") or stem.removeprefix(name).isdigit()]
     return max(found)[1] if found else None
 
@@ -301,7 +301,7 @@ def calibrate(benchmark_files, config: dict, families, measured) -> tuple[float,
         job_seconds.append(float(rows[-1]["cpu_time"]))
     for rule in sorted({w.rule for w in works} & set(measured)):
         mine = [w for w in works if w.rule == rule]
-        expected = sum(len(w.benchmarks) if w.benchmarks else w.jobs for w in mine)
+        expected = sum(len(w.benchmark_names) if w.benchmark_names else w.jobs for w in mine)
         if found.get(rule, 0) < expected:
             problems.append(f"{rule}: {found.get(rule, 0)} benchmark files of its {expected} jobs")
     if not job_seconds:
