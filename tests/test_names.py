@@ -72,14 +72,17 @@ def test_the_snakefile_targets_live_in_family_folders():
 
 def test_every_benchmark_file_is_read_back_as_its_rule():
     """Every benchmark file a compute rule writes is attributed to the work of that rule (its rate), by the names the
-    work models declare (``Work.benchmark_names``) or else by the rule's name."""
+    work models declare (``Work.benchmark_names``), ``<rule>_<part>`` for the work ``<rule>:<part>``, or else by the
+    rule's name."""
     from dogs.experiments import FAMILIES
     from dogs.workflow.cost import configured
 
     declared = {}
     for config in merged_configs():  # a data set may be small at smoke scale and large at paper scale
         works = [w for family, settings in configured(config, FAMILIES) for w in family.estimate_work(settings)]
-        for name, rule in ((name, w.rule) for w in works for name in w.benchmark_names):
+        named = [(name, w.rule) for w in works for name in w.benchmark_names]
+        named += [(w.rule.replace(":", "_"), w.rule) for w in works if ":" in w.rule and w.jobs]  # rule:<part>
+        for name, rule in named:
             assert rule_of(f"results/benchmarks/snakemake/{name}.tsv", works) == rule, name
             declared[name] = rule
     checked = 0
@@ -92,8 +95,11 @@ def test_every_benchmark_file_is_read_back_as_its_rule():
             checked += 1
             pattern = re.sub(r"\\\{[^}]+\\\}", ".+", re.escape(Path(found.group(1)).stem))
             if any(re.fullmatch(pattern, name) for name in declared):
-                continue  # named by its work model, checked above
+                continue  # named by its work model, or one name per part of the rule: checked above
             path = "results/" + re.sub(r"\{[^}]+\}", "1", found.group(1))
+            if rule not in {w.rule.split(":")[0] for w in works}:
+                assert rule_of(path, works) is None, path  # no estimate (benchmark_scaling: not part of `all`)
+                continue
             assert rule_of(path, works) is not None, path
             assert rule_of(path, works).split(":")[0] == rule, path
     assert checked >= 20

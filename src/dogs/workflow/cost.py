@@ -276,8 +276,8 @@ def calibrate(benchmark_files, config: dict, families, measured) -> tuple[float,
 
     A rate is its jobs' seconds over their units, so it is honest only when every job of the rule was timed: a
     :class:`CalibrationError` refuses, with the reason, benchmark files of a partial run (a rule of ``measured``
-    with fewer files than its jobs under ``config``, a file without a CPU time, a file of no compute rule of
-    ``config``) and a folder with none.
+    with fewer files than its jobs under ``config``, a file of one of them without a CPU time) and a folder with
+    none. Files of rules without an estimate (targets outside ``all``) are not read.
     """
     import csv
 
@@ -289,8 +289,7 @@ def calibrate(benchmark_files, config: dict, families, measured) -> tuple[float,
     for path in benchmark_files:
         rule = rule_of(path, works)
         if rule is None:
-            problems.append(f"{path} is the benchmark of no compute rule of this config (another config's run?)")
-            continue
+            continue  # a rule without an estimate (a target outside `all`)
         with open(path) as handle:
             rows = list(csv.DictReader(handle, delimiter="\t"))
         if not rows or rows[-1].get("cpu_time") in (None, "", "NA"):
@@ -299,19 +298,22 @@ def calibrate(benchmark_files, config: dict, families, measured) -> tuple[float,
         seconds[rule] = seconds.get(rule, 0.0) + float(rows[-1]["cpu_time"])
         found[rule] = found.get(rule, 0) + 1
         job_seconds.append(float(rows[-1]["cpu_time"]))
+    absent = []
     for rule in sorted({w.rule for w in works} & set(measured)):
-        mine = [w for w in works if w.rule == rule]
-        expected = sum(len(w.benchmark_names) if w.benchmark_names else w.jobs for w in mine)
-        if found.get(rule, 0) < expected:
-            problems.append(f"{rule}: {found.get(rule, 0)} benchmark files of its {expected} jobs")
-    if not job_seconds:
-        problems.append("no benchmark file with a CPU time")
+        expected = sum(len(w.benchmark_names) if w.benchmark_names else w.jobs for w in works if w.rule == rule)
+        if not found.get(rule):
+            absent.append(rule)
+        elif found[rule] < expected:
+            problems.append(f"{rule} has the benchmark files of {found[rule]} of its {expected} jobs")
+    if absent:
+        problems.append(f"no benchmark file of {len(absent)} compute rule{'s' * (len(absent) > 1)} ({', '.join(absent[:6])}"
+                        + (", ..." if len(absent) > 6 else "") + ")")
     if problems:
         raise CalibrationError(
             "these benchmark files are not those of a complete run of this config, so no rate would be honest (a rate "
             "is all of a rule's CPU seconds over all of its work; the overhead the least CPU time of any job): "
-            + "; ".join(problems[:8]) + (f"; and {len(problems) - 8} more" if len(problems) > 8 else "")
-            + ". Run the whole config first (docs/configuration.md, \"Run time\"), with the same config files.")
+            + "; ".join(problems) + ". Run the whole config first, with the same config files (and DOGS_DATA_DIR set "
+            "for the data experiments; docs/configuration.md, \"Run time\").")
     overhead = min(job_seconds)
     rates = {}
     for rule in sorted({w.rule for w in works} & set(measured) & set(seconds)):
