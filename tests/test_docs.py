@@ -135,8 +135,8 @@ def test_the_block_finder_sees_markers_and_fences(tmp_path):
 def test_every_schema_key_has_a_description():
     schema = full_schema(ROOT)
     missing = dogs_docs.undocumented_schema_keys(schema)
-    assert not missing, (f"config schema keys (config/schema.yaml, config/families/*.yaml) without a description (the configuration reference is generated "
-                         f"from them): {missing}")
+    assert not missing, (f"config schema keys (config/schema.yaml, config/families/*.yaml) without a description "
+                         f"(the configuration reference is generated from them): {missing}")
 
 
 def test_an_undocumented_schema_key_is_found():

@@ -23,7 +23,7 @@ benchmark files of a complete run, and refuses a folder that lacks some of them.
 
 **Keys.** Every numeric config key is read by an estimate or marked in its family's schema, beside the key, as
 not scaling with the reason (``x-not-scaling``; :mod:`dogs.workflow.keys` records what the estimates read and
-makes the table of docs/configuration.md).
+makes the key table of the configuration reference).
 
 The workflow's guard (:mod:`dogs.workflow.guard`) checks every family before planning any job, and the step shell
 (:mod:`dogs.workflow.shell`) checks its slice's memory again before a step runs (direct command-line use).
@@ -247,7 +247,8 @@ def time_table(hours: dict[str, float]) -> str:
 
 
 def _stems(work: Work) -> tuple[str, ...]:
-    """The benchmark file names a work's jobs write: declared, else the rule's (``<rule>:<part>`` -> ``<rule>_<part>``)."""
+    """The benchmark file names a work's jobs write: declared, else the rule's (``<rule>_<part>`` for the work
+    ``<rule>:<part>``)."""
     return work.benchmark_names or (work.rule.replace(":", "_"),)
 
 
@@ -259,8 +260,8 @@ def rule_of(benchmark_file: str, works) -> str | None:
     for work in works:
         if stem in work.benchmark_names:
             return work.rule
-    found = [(len(name), work.rule) for work in works if not work.benchmark_names
-             for name in _stems(work) if stem == name or stem.startswith(name + "_") or stem.removeprefix(name).isdigit()]
+    found = [(len(name), work.rule) for work in works if not work.benchmark_names for name in _stems(work)
+             if stem == name or stem.startswith(name + "_") or stem.removeprefix(name).isdigit()]
     return max(found)[1] if found else None
 
 
@@ -306,8 +307,8 @@ def calibrate(benchmark_files, config: dict, families, measured) -> tuple[float,
         elif found[rule] < expected:
             problems.append(f"{rule} has the benchmark files of {found[rule]} of its {expected} jobs")
     if absent:
-        problems.append(f"no benchmark file of {len(absent)} compute rule{'s' * (len(absent) > 1)} ({', '.join(absent[:6])}"
-                        + (", ..." if len(absent) > 6 else "") + ")")
+        rules = ", ".join(absent[:6]) + (", ..." if len(absent) > 6 else "")
+        problems.append(f"no benchmark file of {len(absent)} compute rule{'s' * (len(absent) > 1)} ({rules})")
     if problems:
         raise CalibrationError(
             "these benchmark files are not those of a complete run of this config, so no rate would be honest (a rate "

@@ -37,8 +37,8 @@ import yaml
 
 from dogs.config import ConfigError, load_config_file
 
-__all__ = ["CORE_CONFIG", "CORE_SCHEMA", "FAMILY_DIR", "PARTS", "family_defaults", "family_files", "full_schema",
-           "job_rates", "layers", "merge", "merged_config", "with_family_defaults"]
+__all__ = ["CORE_CONFIG", "CORE_SCHEMA", "FAMILY_DIR", "PARTS", "family_files", "full_schema", "job_rates", "layers",
+           "merge", "merged_config", "with_family_defaults"]
 
 #: The folder of the family files, the shared settings and the shared schema, from the repository root.
 FAMILY_DIR = Path("config") / "families"
@@ -83,14 +83,6 @@ def layers(config: dict, files: dict[str, dict]) -> list[tuple[str, dict]]:
     chosen = ["settings"] + [part for part in ("smoke", "calibration") if config.get(part) is True]
     return [(part, {section: data[part] for section, data in files.items() if isinstance(data.get(part), dict)})
             for part in chosen]
-
-
-def family_defaults(config: dict, files: dict[str, dict]) -> dict:
-    """``{section: settings}`` of every family file, its layers merged (:func:`layers`)."""
-    out: dict = {}
-    for _, sections in layers(config, files):
-        out = merge(out, sections)
-    return out
 
 
 def with_family_defaults(config: dict, files: dict[str, dict] | None = None, root=".") -> dict:
