@@ -222,7 +222,7 @@ def configuration_reference(root: Path = ROOT) -> str:
              "reads the key (a value twice as large costs about twice as much) or, from the schema's "
              "`x-not-scaling`, why it costs nothing. How the checks and the guard work: "
              "[configuration](../configuration.md).", "",
-             "(key-table)=", "## Which keys the estimates read", "",
+             "## Which keys the estimates read", "",
              "Per family, the numeric keys the memory and the time estimates read at paper and at smoke scale, and "
              "those the schema marks as not scaling (`python -m dogs.experiments table` prints the same table).",
              "", key_table(root), ""]
