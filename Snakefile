@@ -4,7 +4,8 @@
 #   snakemake --cores 2 all_with_data                     the same, stopping if a data set is missing
 #   snakemake --cores 2 --configfile config/smoke.yaml    the same DAG at tiny scale (CI)
 #   snakemake --cores 2 fig_he2a                          one figure group (put targets before --configfile)
-# Settings: config/config.yaml (documented), validated against config/schema.yaml.
+# Settings: config/config.yaml (shared) and config/families/<family>.yaml (each family's own), validated against
+# config/schema.yaml with each family's schema (docs/configuration.md).
 
 import glob
 import os
@@ -12,10 +13,17 @@ import sys
 
 from dogs.experiments import FAMILIES
 from dogs.workflow.cost import time_table
+from dogs.workflow.families import with_family_defaults
 from dogs.workflow.guard import check_workflow_config, config_files_in_order
 
 
 configfile: "config/config.yaml"
+
+
+# Every family's settings come from its own file, config/families/<family>.yaml (its smoke and calibration overrides
+# when the config says smoke: true, calibration: true), under the config files and --config of the run
+# (src/dogs/workflow/families.py).
+config.update(with_family_defaults(config))
 
 
 report: "rules/captions/workflow.rst"

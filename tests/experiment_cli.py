@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = ROOT / "config" / "schema.yaml"
+#: What a step's ``--schema`` takes: the folder of the family files (each step reads its family's ``schema:``).
+SCHEMA = ROOT / "config" / "families"
 
 
 def merged_configs() -> tuple[dict, dict]:
-    """``(config.yaml, config.yaml with smoke.yaml on top)``, merged recursively like Snakemake's --configfile."""
+    """``(paper-scale config, smoke config)`` as every job sees them: config/config.yaml (and config/smoke.yaml) with
+    every family file under them (:func:`dogs.workflow.families.merged_config`)."""
+    from dogs.workflow.families import merged_config
 
-    def update(base, extra):
-        for key, value in extra.items():
-            if isinstance(value, dict) and isinstance(base.get(key), dict):
-                update(base[key], value)
-            else:
-                base[key] = value
-        return base
-
-    full = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    return full, update(copy.deepcopy(full), yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text()))
+    config = ROOT / "config"
+    return (merged_config([config / "config.yaml"], ROOT),
+            merged_config([config / "config.yaml", config / "smoke.yaml"], ROOT))
 
 
 def run(module, step, settings, seed, *, inputs=None, outputs=None, wildcards=None, threads=1, smoke=False):

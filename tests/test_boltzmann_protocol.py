@@ -372,7 +372,7 @@ def test_the_spin_form_runs_end_to_end_and_refuses_data_of_the_other_form(tmp_pa
     with np.load(outputs["chains_exact"]) as c:  # the exact chain uses the exact ratios of the spin model
         assert np.all(np.abs(c["exact"] - c["estimated"]) == 0)
     other = {**tiny, "model_form": "zero_one"}
-    argv = ["compute-chains", "--settings", json.dumps(other), "--schema", str(ROOT / "config" / "schema.yaml"),
+    argv = ["compute-chains", "--settings", json.dumps(other), "--schema", str(ROOT / "config" / "families"),
             "--input", f"data={data}", "--wildcard", "bm_dataset=synthetic10",
             *[f"--output={k}={v}" for k, v in outputs.items()]]
     assert boltzmann.EXPERIMENT.main(argv) == 2
@@ -383,9 +383,11 @@ def test_the_spin_form_runs_end_to_end_and_refuses_data_of_the_other_form(tmp_pa
 def test_variant_benchmarks_calibrate_the_chains_rate_of_their_data_set():
     from dogs.workflow.cost import rule_of
 
-    rules = ["boltzmann_compute_chains", "boltzmann_compute_chains_large", "boltzmann_compute_variant"]
+    works = boltzmann.work_needed(FULL["boltzmann"])
     folder = "results/benchmarks/snakemake/"
-    assert rule_of(folder + "boltzmann_compute_variant_errata_b2_f100_heart.tsv", rules, FULL) == "boltzmann_compute_chains"
-    assert rule_of(folder + "boltzmann_compute_variant_errata_b2_f10000_heart.tsv", rules, FULL) == "boltzmann_compute_chains"
-    assert (rule_of(folder + "boltzmann_compute_variant_ours_protocol_synthetic50.tsv", rules, FULL)
+    assert rule_of(folder + "boltzmann_compute_variant_errata_b2_f100_heart.tsv", works) == "boltzmann_compute_chains"
+    assert rule_of(folder + "boltzmann_compute_variant_errata_b2_f10000_heart.tsv", works) == "boltzmann_compute_chains"
+    assert (rule_of(folder + "boltzmann_compute_variant_ours_protocol_synthetic50.tsv", works)
             == "boltzmann_compute_chains_large")
+    assert rule_of(folder + "boltzmann_compute_chains_synthetic50.tsv", works) == "boltzmann_compute_chains_large"
+    assert rule_of(folder + "boltzmann_compute_chains_heart.tsv", works) == "boltzmann_compute_chains"

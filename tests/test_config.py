@@ -12,9 +12,10 @@ import yaml
 
 from dogs.config import (MAX_FILE_BYTES, ConfigError, check_strict_types, key_source, load_config_file,
                          load_yaml_strict)
+from dogs.workflow.families import family_files, full_schema, merged_config
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+SCHEMA = full_schema(ROOT)  # config/schema.yaml with every family file's section
 
 
 def billion_laughs(levels: int = 9) -> str:
@@ -67,9 +68,10 @@ def test_broken_and_hostile_files_are_refused_at_once_naming_the_file(tmp_path, 
 
 
 def test_the_shipped_configs_pass():
-    for name in ("config.yaml", "smoke.yaml"):
-        check_strict_types(load_config_file(ROOT / "config" / name), SCHEMA)
+    for names in (["config.yaml"], ["config.yaml", "smoke.yaml"], ["config.yaml", "smoke.yaml", "calibration.yaml"]):
+        check_strict_types(merged_config([ROOT / "config" / name for name in names], ROOT), SCHEMA)
     assert load_yaml_strict(ROOT / "config" / "smoke.yaml")["smoke"] is True
+    assert len(family_files(ROOT)) >= 10  # every family file read defensively too
 
 
 def test_shared_aliases_within_the_limit_are_fine(tmp_path):

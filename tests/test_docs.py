@@ -38,6 +38,7 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 import dogs_docs  # noqa: E402  (docs/_ext, the generator of the site's reference pages)
 from cpu_limited import SMALL_RUN_CPU_SECONDS, run  # noqa: E402
+from dogs.workflow.families import full_schema  # noqa: E402
 
 SHELL = {"bash", "sh", "shell", "console"}
 FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.M | re.S)
@@ -132,10 +133,10 @@ def test_the_block_finder_sees_markers_and_fences(tmp_path):
 
 # ---------------------------------------------------------------------------------------------- generated pages
 def test_every_schema_key_has_a_description():
-    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    schema = full_schema(ROOT)
     missing = dogs_docs.undocumented_schema_keys(schema)
-    assert not missing, (f"config/schema.yaml keys without a description (the configuration reference is generated "
-                         f"from them): {missing}")
+    assert not missing, (f"config schema keys (config/schema.yaml, config/families/*.yaml) without a description "
+                         f"(the configuration reference is generated from them): {missing}")
 
 
 def test_an_undocumented_schema_key_is_found():
@@ -167,7 +168,7 @@ def test_an_option_without_help_is_found():
 def test_the_reference_pages_list_every_key_and_option():
     from dogs.cli import build_parser
 
-    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    schema = full_schema(ROOT)
     page = dogs_docs.configuration_reference(ROOT)
     missing = [key for key, _ in dogs_docs.schema_keys(schema) if f"`{key}`" not in page]
     assert not missing, f"keys missing from the configuration reference: {missing}"

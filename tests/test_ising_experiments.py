@@ -24,6 +24,7 @@ from dogs.scans.base import Scan
 from dogs.scans.variation import dobrushin_variation
 
 import cpu_limited
+from dogs.workflow.families import full_schema
 from experiment_cli import ROOT, SCHEMA, assert_judged, merged_configs, outputs_in, run
 
 
@@ -66,11 +67,18 @@ def test_the_configs_pass_the_experiment_checks(config):
         module.EXPERIMENT.context(["summarise", "--settings", json.dumps(config[module.FAMILY]), "--schema", str(SCHEMA)])
 
 
-def test_the_configs_pass_the_schema():
+def _schema_file(tmp_path) -> str:
+    """The run's schema (config/schema.yaml with every family file's) as a file, for Snakemake's ``validate``."""
+    path = tmp_path / "schema.yaml"
+    path.write_text(yaml.safe_dump(full_schema(ROOT)))
+    return str(path)
+
+
+def test_the_configs_pass_the_schema(tmp_path):
     from snakemake.utils import validate
 
     for config in (FULL, SMOKE):
-        validate(copy.deepcopy(config), str(ROOT / "config" / "schema.yaml"))
+        validate(copy.deepcopy(config), _schema_file(tmp_path))
 
 
 @pytest.mark.parametrize(
@@ -84,7 +92,7 @@ def test_the_configs_pass_the_schema():
         ("loose_bounds", ("scales",), [0.5, 1.0]),
     ],
 )
-def test_the_schema_names_the_bad_key(section, path, value):
+def test_the_schema_names_the_bad_key(section, path, value, tmp_path):
     from snakemake.utils import validate
 
     config = copy.deepcopy(FULL)
@@ -93,7 +101,7 @@ def test_the_schema_names_the_bad_key(section, path, value):
         node = node[key]
     node[path[-1]] = value
     with pytest.raises(Exception, match=path[-1]):
-        validate(config, str(ROOT / "config" / "schema.yaml"))
+        validate(config, _schema_file(tmp_path))
 
 
 @pytest.mark.parametrize(

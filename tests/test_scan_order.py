@@ -39,7 +39,7 @@ from dogs.counterexamples import (
 )
 from dogs.exact.chains import mixing_time, state_space, stationary_distribution, systematic_mixing_times
 from dogs.experiments import scan_order as experiment
-from experiment_cli import assert_judged
+from experiment_cli import SCHEMA, assert_judged
 from dogs.workflow.shell import load_schema_slice, validate_settings
 
 SMALL = {
@@ -257,7 +257,7 @@ def _tiny_settings():
 
 def _check(settings):
     """What the shell does with --settings: the schema slice, then the experiment's cross-key check."""
-    validate_settings(settings, load_schema_slice("config/schema.yaml", "scan_order"), "scan_order")
+    validate_settings(settings, load_schema_slice(SCHEMA, "scan_order"), "scan_order")
     experiment.check_settings(settings)
 
 

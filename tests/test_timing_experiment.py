@@ -20,7 +20,7 @@ from dogs.experiments import timing
 from experiment_cli import assert_judged
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = ROOT / "config" / "schema.yaml"
+SCHEMA = ROOT / "config" / "families"
 
 SETTINGS = {
     "main_side": 8,

@@ -1,11 +1,12 @@
 """A new experiment family is added the way "How to add an experiment" (docs/contributing.md) says, and nothing else is edited.
 
 The toy family ``toy`` has one object, ``EXPERIMENT = Experiment("toy", __doc__, check=..., memory=..., work=...)``,
-and a schema section whose keys that cost nothing say why (``x-not-scaling``); ``FAMILIES`` finds the module and
-the Snakefile includes its rules file, with no list to edit; the guard then runs its cross-key check and its memory model, the
-time table lists its work, the key table lists its keys, and Snakemake plans (and runs) its rules from a rules file,
-a config section and a schema section of its own; the paper-vs-ours table depends on its claims and words its row
-from the row's template in ``config/claims/toy.yaml``. Nothing under ``dogs.workflow`` names a family.
+and one family file, ``config/families/toy.yaml``: its settings, smoke overrides, the rate of its compute rule and its
+schema, whose keys that cost nothing say why (``x-not-scaling``). ``FAMILIES`` finds the module, the Snakefile
+includes its rules file and reads its family file, with no list to edit and no shared file to change; the guard then
+runs its cross-key check and its memory model, the time table lists its work, the key table lists its keys, and
+Snakemake plans (and runs) its rules; the paper-vs-ours table depends on its claims and words its row from the row's
+template in ``config/claims/toy.yaml``. Nothing under ``dogs.workflow`` names a family.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from dogs.claims import load_measured, load_paper_claims
 from dogs.config import ConfigError
 from dogs.experiments import FAMILIES
 from dogs.experiments.paper_vs_ours import build_table
-from dogs.workflow.cost import JOB_RATES, ResourceError, check_config_time, time_table
+from dogs.workflow.cost import ResourceError, check_config_time, time_table
+from dogs.workflow.families import family_files, full_schema, job_rates, merged_config
 from dogs.workflow.guard import check_workflow_config
 from dogs.workflow.keys import keys_read, not_scaling, scaling_table
 from dogs.workflow.shell import Experiment, SettingsError
@@ -84,6 +86,8 @@ TOY_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["cou
                              "low": {"type": "integer", "minimum": 0, "maximum": 10**6, "x-not-scaling": "a level"},
                              "high": {"type": "integer", "minimum": 0, "maximum": 10**6, "x-not-scaling": "a level"}}}
 TOY_SETTINGS = {"count": 10, "low": 1, "high": 5}
+#: The toy family's file, ``config/families/toy.yaml``: all of its configuration (docs/contributing.md, step 1).
+TOY_FILE = {"settings": TOY_SETTINGS, "smoke": {"count": 3}, "rates": {"toy_compute": 1e-6}, "schema": TOY_SCHEMA}
 
 TOY_RULES = '''
 rule toy_compute:
@@ -143,29 +147,35 @@ def _toy_module(tmp_path):
     return module
 
 
+def _config_with_toy(tmp_path, toy_file=TOY_FILE):
+    """A copy of ``config/`` with the toy's family file added (the folder a run reads its config from)."""
+    root = tmp_path / "root"
+    shutil.copytree(ROOT / "config", root / "config")
+    (root / "config" / "families" / "toy.yaml").write_text(yaml.safe_dump(toy_file, sort_keys=False))
+    return root
+
+
 @pytest.fixture
 def toy(tmp_path):
-    """``(families with the toy registered, schema file with its section, config with its section)``."""
+    """``(families with the toy registered, the folder holding config/ with its family file, smoke config with its
+    section)``."""
     experiment = _toy_module(tmp_path).EXPERIMENT
     assert isinstance(experiment, Experiment)
-    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
-    schema["properties"]["toy"] = TOY_SCHEMA
-    schema_path = tmp_path / "schema.yaml"
-    schema_path.write_text(yaml.safe_dump(schema))
-    config = {**copy.deepcopy(SMOKE), "toy": dict(TOY_SETTINGS)}
-    return (*FAMILIES, experiment), schema_path, config
+    root = _config_with_toy(tmp_path)
+    config = {**copy.deepcopy(SMOKE), "toy": {**TOY_SETTINGS, "count": 3}}
+    return (*FAMILIES, experiment), root, config
 
 
-def _check(config, families, schema_path, tmp_path):
+def _check(config, families, root, tmp_path):
     mine = tmp_path / "toy_config.yaml"
     mine.write_text(yaml.safe_dump({"toy": config["toy"]}))
-    files = [ROOT / "config" / "config.yaml", ROOT / "config" / "smoke.yaml", mine]
-    return check_workflow_config(config, files, families, schema_path, ROOT / "config" / "config.yaml"), mine
+    files = [root / "config" / "config.yaml", root / "config" / "smoke.yaml", mine]
+    return check_workflow_config(config, files, families, root), mine
 
 
-def test_the_guard_checks_the_toy_family_and_the_time_table_lists_it(toy, tmp_path, monkeypatch):
-    families, schema_path, config = toy
-    hours, _ = _check(config, families, schema_path, tmp_path)
+def test_the_guard_checks_the_toy_family_and_the_time_table_lists_it(toy, tmp_path):
+    families, root, config = toy
+    hours, _ = _check(config, families, root, tmp_path)
     assert "toy" in hours and hours["toy"] > 0
     assert "toy" in time_table(hours)
     # its cross-key check, its schema and its memory model, each refusal naming the key and the file that set it
@@ -174,36 +184,44 @@ def test_the_guard_checks_the_toy_family_and_the_time_table_lists_it(toy, tmp_pa
                             ({"count": 10**14}, "config key toy.count \\(set in .*toy_config.yaml\\): .* GiB")):
         bad = {**config, "toy": {**config["toy"], **change}}
         with pytest.raises(ConfigError, match=message):
-            _check(bad, families, schema_path, tmp_path)
-    # without a measured rate its rule counts its start-up only (docs/contributing.md); once the rate is in JOB_RATES, its work
-    # model's count is what the time limit sees
+            _check(bad, families, root, tmp_path)
+    # a bad value of its family file is named with that file
+    bad_root = _config_with_toy(tmp_path / "bad", {**TOY_FILE, "smoke": {"count": 3, "low": 9}})
+    files = [bad_root / "config" / "config.yaml", bad_root / "config" / "smoke.yaml"]
+    with pytest.raises(ConfigError, match="config key toy.low \\(set in .*families/toy.yaml\\): above toy.high"):
+        check_workflow_config(merged_config(files, bad_root), files, families, bad_root)
+    # with the rate of its family file, its work model's count is what the time limit sees; without one its rule would
+    # count its start-up only (a test of the shipped families fails for that, docs/contributing.md)
     huge = {**config, "toy": {**TOY_SETTINGS, "count": 10**15}}
-    assert check_config_time(huge, families)["toy"] == hours["toy"]
-    monkeypatch.setitem(JOB_RATES, "toy_compute", 1e-6)
     with pytest.raises(ResourceError, match="config key toy.count: .* \\(toy: .* most of it in toy_compute\\)"):
-        check_config_time(huge, families)
+        check_config_time(huge, families, rates=job_rates(family_files(root)))
+    assert check_config_time(huge, families, rates={})["toy"] == check_config_time(config, families, rates={})["toy"]
 
 
-def test_the_toy_family_is_unknown_without_its_module(toy, tmp_path):
-    families, schema_path, config = toy
-    hours = check_config_time(config, FAMILIES)
+def test_the_toy_family_is_unknown_without_its_module_and_refused_without_its_file(toy, tmp_path):
+    families, root, config = toy
+    hours = check_config_time(config, FAMILIES, rates={})
     assert "toy" not in hours  # the section alone is not a family: the guard reads FAMILIES only
-    assert "toy" in check_config_time(config, families)
+    assert "toy" in check_config_time(config, families, rates={})
+    (root / "config" / "families" / "toy.yaml").unlink()
+    with pytest.raises(ConfigError, match="the experiment family toy has no family file config/families/toy.yaml"):
+        check_workflow_config(config, [root / "config" / "config.yaml"], families, root)
 
 
 def test_the_key_table_lists_the_toy_keys(toy):
-    families, schema_path, config = toy
+    families, root, config = toy
     experiment = families[-1]
     memory, work = keys_read(experiment, config["toy"])
     assert memory == work == {"toy.count"}
-    schema = yaml.safe_load(schema_path.read_text())
+    schema = full_schema(root)
     assert not_scaling(schema)["toy.low"] == not_scaling(schema)["toy.high"] == "a level"
     table = scaling_table(schema, [config], families)
     assert "| toy | `count` | `count` | `high`, `low` |" in table
 
 
 def test_the_toy_step_refuses_bad_settings_on_its_command_line(toy, capsys):
-    families, schema_path, config = toy
+    families, root, config = toy
+    schema_path = root / "config" / "families"
     for settings, message in (('{"count": 3, "low": 9, "high": 5}', "toy.low: above toy.high"),
                               ('{"count": 100000000000000, "low": 1, "high": 5}', "config key toy.count: .* GiB")):
         with pytest.raises(SystemExit) as exc:
@@ -223,13 +241,8 @@ def _documented_copy(tmp_path):
         source = ROOT / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, work / name)
     shutil.copytree(ROOT / "src" / "dogs", work / "src" / "dogs", ignore=shutil.ignore_patterns("__pycache__"))
-    # 1. settings: a config section, its smoke values and its schema
-    for name, extra in (("config.yaml", TOY_SETTINGS), ("smoke.yaml", {**TOY_SETTINGS, "count": 3})):
-        with open(work / "config" / name, "a") as handle:
-            handle.write("\n" + yaml.safe_dump({"toy": extra}))
-    schema = yaml.safe_load((work / "config" / "schema.yaml").read_text())
-    schema["properties"]["toy"] = TOY_SCHEMA
-    (work / "config" / "schema.yaml").write_text(yaml.safe_dump(schema, sort_keys=False))
+    # 1. its family file: settings, smoke overrides, the rate of its compute rule and its schema (no shared file)
+    (work / "config" / "families" / "toy.yaml").write_text(yaml.safe_dump(TOY_FILE, sort_keys=False))
     # 2. the module: FAMILIES finds it (no list of families to edit)
     (work / "src" / "dogs" / "experiments" / "toy.py").write_text(TOY_MODULE)
     # 3. the rules file: the Snakefile includes every rules/*.smk (no include line to add)

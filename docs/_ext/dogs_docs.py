@@ -4,10 +4,12 @@ At ``builder-inited`` (before Sphinx reads any page) this writes MyST pages into
 but for the three reference pages that the hand-written pages link to, committed so that the links work on GitHub
 too; ``python docs/_ext/dogs_docs.py`` rewrites them and tests/test_docs.py fails when they are stale):
 
-* ``configuration-reference.md``: every key of ``config/schema.yaml`` with its type, its default (the value in
-  ``config/config.yaml``), whether the value is the paper's or our choice (the "(paper ...)" / "(choice)" tag of
-  the key's comment in ``config/config.yaml``), its description, and what it costs (whether the resource guard's
-  memory or time estimate reads it, or the schema's ``x-not-scaling`` reason);
+* ``configuration-reference.md``: every key of the run's schema (``config/schema.yaml`` and each family file's
+  ``schema:``, ``config/families/<family>.yaml``) with its type, its default (the paper-scale value), whether the
+  value is the paper's or our choice (the "(paper ...)" / "(choice)" tag of the key's comment in ``config/config.yaml``
+  or the family file), its description, and what it costs (whether the resource guard's memory or time estimate
+  reads it, or the schema's ``x-not-scaling`` reason); and the table, per family, of the keys each estimate reads
+  (:func:`dogs.workflow.keys.scaling_table`, which docs/configuration.md links to);
 * ``cli-reference.md``: the ``dogs`` command, every subcommand and option, from its argparse parser;
 * ``claims-<paper>.md``: each paper's rows of ``config/claims/*.yaml`` with their readings, and our value and
   verdict from the committed results table ``docs/results/paper_vs_ours.csv`` when it is there; each row is the
@@ -173,16 +175,29 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def family_comments(root: Path = ROOT) -> dict[str, str]:
+    """``{dotted key: comment}`` of ``config/config.yaml`` and of the paper-scale ``settings:`` of every family file
+    (``settings.side`` of ``config/families/ising10.yaml`` is ``ising10.side``)."""
+    comments = config_comments((root / "config" / "config.yaml").read_text())
+    for path in sorted((root / "config" / "families").glob("*.yaml")):
+        for key, comment in config_comments(path.read_text()).items():
+            if key.startswith("settings."):
+                comments[path.stem + key.removeprefix("settings")] = comment
+    return comments
+
+
 def configuration_reference(root: Path = ROOT) -> str:
-    """The configuration reference page (MyST), from ``config/schema.yaml`` and ``config/config.yaml``."""
+    """The configuration reference page (MyST), from the run's schema and paper-scale config (``config/`` and the
+    family files), with the table of the keys each estimate reads."""
     from dogs.experiments import FAMILIES
+    from dogs.experiments.__main__ import key_table
     from dogs.workflow.cost import configured
+    from dogs.workflow.families import full_schema, merged_config
     from dogs.workflow.keys import keys_read, not_scaling, numeric_schema_keys, schema_pattern
 
-    schema = yaml.safe_load((root / "config" / "schema.yaml").read_text())
-    config_text = (root / "config" / "config.yaml").read_text()
-    config = yaml.safe_load(config_text)
-    comments = config_comments(config_text)
+    schema = full_schema(root)
+    config = merged_config([root / "config" / "config.yaml"], root)
+    comments = family_comments(root)
     memory_keys, time_keys = set(), set()
     for family, settings in configured(config, FAMILIES):
         memory, work = keys_read(family, settings)
@@ -200,11 +215,17 @@ def configuration_reference(root: Path = ROOT) -> str:
         return "" if key not in numeric else "?"
 
     lines = ["# Configuration reference", "",
-             "Generated from `config/schema.yaml` (types, ranges, descriptions) and `config/config.yaml` (defaults "
-             "and the \"(paper)\" / \"(choice)\" tags of its comments) each time the site is built. *Cost* says "
-             "whether the resource guard's memory or time estimate reads the key (a value twice as large costs "
-             "about twice as much) or, from the schema's `x-not-scaling`, why it costs nothing. How the checks "
-             "and the guard work: [configuration](../configuration.md).", ""]
+             "Generated each time the site is built from `config/schema.yaml` and `config/config.yaml` (the keys "
+             "every family shares) and each family's file `config/families/<family>.yaml` (its `schema:` and its "
+             "paper-scale `settings:`): types, ranges and descriptions, defaults, and the \"(paper)\" / "
+             "\"(choice)\" tags of the comments. *Cost* says whether the resource guard's memory or time estimate "
+             "reads the key (a value twice as large costs about twice as much) or, from the schema's "
+             "`x-not-scaling`, why it costs nothing. How the checks and the guard work: "
+             "[configuration](../configuration.md).", "",
+             "## Which keys the estimates read", "",
+             "Per family, the numeric keys the memory and the time estimates read at paper and at smoke scale, and "
+             "those the schema marks as not scaling (`python -m dogs.experiments table` prints the same table).",
+             "", key_table(root), ""]
     sections = [(key, node) for key, node in schema.get("properties", {}).items()]
     top = [(key, node) for key, node in sections if node.get("type") != "object"]
     groups = [("Top-level keys", "", top)] + [

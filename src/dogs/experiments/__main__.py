@@ -1,31 +1,30 @@
-"""The cost tables of every experiment family: ``python -m dogs.experiments table`` prints the table (docs/configuration.md) of
-the config keys each cost model reads; ``python -m dogs.experiments calibrate FOLDER [CONFIG ...]`` prints the
-overhead and rates measured from the benchmark files under FOLDER (``results/.../benchmarks``) of a complete run of
-the merged CONFIG files (default: config/config.yaml and config/smoke.yaml), to paste into
-:data:`dogs.workflow.cost.JOB_RATES`."""
+"""The cost tables of every experiment family.
+
+``python -m dogs.experiments table`` prints the table of the config keys each cost model reads (the docs build
+generates it into docs/configuration.md the same way). ``python -m dogs.experiments calibrate FOLDER [CONFIG ...]``
+prints the overhead and the rates measured from the benchmark files under FOLDER (``results/.../benchmarks``) of a
+complete run of the CONFIG files (default: config/config.yaml and config/smoke.yaml; the family files under them as
+in the workflow), one block per family to copy into the ``rates:`` of ``config/families/<family>.yaml``; it refuses,
+with the reason and exit status 2, a folder that is not that of a complete run."""
 
 from __future__ import annotations
 
 import argparse
 import glob
 import os
-
-import yaml
+import sys
 
 from dogs.experiments import FAMILIES
-from dogs.workflow.cost import calibrate
+from dogs.workflow.cost import CalibrationError, calibrate, configured
+from dogs.workflow.families import family_files, full_schema, merged_config
 from dogs.workflow.keys import scaling_table
 
 
-def merged(paths) -> dict:
-    """The config files ``paths`` merged as Snakemake merges them."""
-    from snakemake.utils import update_config
-
-    out: dict = {}
-    for path in paths:
-        with open(path) as handle:
-            update_config(out, yaml.safe_load(handle))
-    return out
+def key_table(root=".") -> str:
+    """The table of docs/configuration.md: the keys each estimate reads, at paper scale and at smoke scale."""
+    paper = merged_config([os.path.join(root, "config", "config.yaml")], root)
+    smoke = merged_config([os.path.join(root, "config", name) for name in ("config.yaml", "smoke.yaml")], root)
+    return scaling_table(full_schema(root), [paper, smoke], FAMILIES)
 
 
 def main(argv=None) -> int:
@@ -35,22 +34,29 @@ def main(argv=None) -> int:
     parser.add_argument("configs", nargs="*", help="config files of the run, in merge order")
     args = parser.parse_args(argv)
     if args.command == "table":
-        with open("config/schema.yaml") as handle:
-            schema = yaml.safe_load(handle)
-        full = merged(["config/config.yaml"])
-        print(scaling_table(schema, [full, merged(["config/config.yaml", "config/smoke.yaml"])], FAMILIES))
+        print(key_table())
         return 0
     if not args.folder:
         parser.error("calibrate needs the folder of benchmark files")
-    config = merged(args.configs or ["config/config.yaml", "config/smoke.yaml"])
-    files = sorted(glob.glob(os.path.join(args.folder, "**", "*.tsv"), recursive=True))
-    rules = {w.rule for family in FAMILIES for w in family.estimate_work(config[family.config_section])}
-    overhead, rates = calibrate(files, config, rules, FAMILIES)
-    print(f"JOB_OVERHEAD_SECONDS = {overhead:.3g}")
-    print("JOB_RATES = {")
-    for rule, rate in rates.items():
-        print(f'    "{rule}": {rate:.3g},')
-    print("}")
+    if not os.path.isdir(args.folder):
+        parser.error(f"no folder {args.folder}")
+    config = merged_config(args.configs or ["config/config.yaml", "config/smoke.yaml"])
+    files = family_files()
+    measured = {rule for data in files.values() for rule in data.get("rates") or {}}
+    benchmark_files = sorted(glob.glob(os.path.join(args.folder, "**", "*.tsv"), recursive=True))
+    try:
+        overhead, rates = calibrate(benchmark_files, config, FAMILIES, measured)
+    except CalibrationError as exc:
+        print(f"calibrate: {args.folder}: {exc}", file=sys.stderr)
+        return 2
+    print(f"# JOB_OVERHEAD_SECONDS (src/dogs/workflow/cost.py) = {overhead:.3g}")
+    for family, settings in configured(config, FAMILIES):
+        mine = {w.rule for w in family.estimate_work(settings)}
+        found = {rule: rate for rule, rate in rates.items() if rule in mine}
+        if found:
+            print(f"# config/families/{family.config_section}.yaml\nrates:")
+            for rule, rate in found.items():
+                print(f'  "{rule}": {rate:.3g}' if ":" in rule else f"  {rule}: {rate:.3g}")
     return 0
 
 

@@ -157,7 +157,8 @@ def work_needed(s: dict) -> list[Work]:
             "boltzmann.samplers": len(s["samplers"]), f"boltzmann.datasets.{name}.chains": spec["chains"],
             "boltzmann.outer_samples": s["outer_samples"],
             f"boltzmann.datasets.{name}.inner_samples": spec["inner_samples"] + exact,
-            "boltzmann.travel_time_periods": s["travel_time_periods"], f"boltzmann.datasets.{name}.units": d * d}))
+            "boltzmann.travel_time_periods": s["travel_time_periods"], f"boltzmann.datasets.{name}.units": d * d},
+            benchmark_names=(f"boltzmann_compute_chains_{name}",)))  # both chain rules write this name
     # a variant job runs the same chains (boltzmann_compute_variant): counted at the rate of the chains of its d
     for variant, name, spec, d in _variant_runs(s):
         change = s["variants"][variant]
@@ -166,7 +167,8 @@ def work_needed(s: dict) -> list[Work]:
             "boltzmann.samplers": len(change.get("samplers", s["samplers"])),
             f"boltzmann.variants.{variant}.chains": spec["chains"], "boltzmann.outer_samples": s["outer_samples"],
             f"boltzmann.variants.{variant}.inner_samples": spec["inner_samples"] + exact,
-            "boltzmann.travel_time_periods": s["travel_time_periods"], f"boltzmann.datasets.{name}.units": d * d}))
+            "boltzmann.travel_time_periods": s["travel_time_periods"], f"boltzmann.datasets.{name}.units": d * d},
+            benchmark_names=(f"boltzmann_compute_variant_{variant}_{name}",)))
     return out
 
 

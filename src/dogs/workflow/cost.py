@@ -14,15 +14,16 @@ cannot fit long before it is tried, with a message that names the key, the estim
 the machine's physical memory.
 
 **Time.** A family's work model turns its settings into the :class:`Work` of each compute rule: a product of
-factors, each named by its config key; :data:`JOB_RATES` (CPU seconds per unit, measured) turns it into seconds,
-plus :data:`JOB_OVERHEAD_SECONDS` per job and :data:`JIT_SECONDS_PER_RULE` per rule. :func:`check_config_time`
-refuses a config whose estimated CPU hours, all jobs summed, exceed ``resources.max_hours`` (default
-:data:`DEFAULT_MAX_HOURS`), naming the key that grew most against the shipped config. :func:`calibrate` measures the
-rates again.
+factors, each named by its config key; a rate per rule (CPU seconds per unit, measured, kept in the family's own file
+``config/families/<family>.yaml``: :func:`dogs.workflow.families.job_rates`) turns it into seconds, plus
+:data:`JOB_OVERHEAD_SECONDS` per job and :data:`JIT_SECONDS_PER_RULE` per rule. :func:`check_config_time` refuses a
+config whose estimated CPU hours, all jobs summed, exceed ``resources.max_hours`` (default :data:`DEFAULT_MAX_HOURS`),
+naming the key that grew most against the shipped config. :func:`calibrate` measures the rates again from the
+benchmark files of a complete run, and refuses a folder that lacks some of them.
 
-**Keys.** Every numeric config key is read by an estimate or marked in ``config/schema.yaml``, beside the key, as
+**Keys.** Every numeric config key is read by an estimate or marked in its family's schema, beside the key, as
 not scaling with the reason (``x-not-scaling``; :mod:`dogs.workflow.keys` records what the estimates read and
-prints the table in docs/configuration.md).
+makes the key table of the configuration reference).
 
 The workflow's guard (:mod:`dogs.workflow.guard`) checks every family before planning any job, and the step shell
 (:mod:`dogs.workflow.shell`) checks its slice's memory again before a step runs (direct command-line use).
@@ -35,8 +36,8 @@ import os
 
 from dogs.resources import memory_limit_bytes
 
-__all__ = ["BYTES_PER_STEP", "BYTES_PER_VARIABLE", "DEFAULT_MAX_HOURS", "JIT_SECONDS_PER_RULE", "JOB_OVERHEAD_SECONDS",
-           "JOB_RATES", "RATE_FROM", "ResourceError", "Work", "calibrate", "check_config_memory", "check_config_time",
+__all__ = ["BYTES_PER_STEP", "BYTES_PER_VARIABLE", "CalibrationError", "DEFAULT_MAX_HOURS", "JIT_SECONDS_PER_RULE",
+           "JOB_OVERHEAD_SECONDS", "ResourceError", "Work", "calibrate", "check_config_memory", "check_config_time",
            "check_memory", "configured", "estimate_hours", "family_seconds", "grid_sum", "grid_total", "rule_of",
            "time_table", "work_seconds"]
 
@@ -48,6 +49,10 @@ BYTES_PER_STEP = 32
 
 class ResourceError(ValueError):
     """A config slice whose estimated memory or time exceeds the limit; the message names the key."""
+
+
+class CalibrationError(ValueError):
+    """Benchmark files from which no honest rate can be measured (a partial run); the message says why."""
 
 
 def configured(config: dict, families) -> list:
@@ -113,7 +118,7 @@ def check_config_memory(config: dict, families) -> None:
 # ------------------------------------------------------------------------------------------ run time
 #
 # The time estimate: each compute rule's work as a product of factors, each named by the config key that drives
-# it, times a rate per rule measured from the benchmark files the workflow writes (JOB_RATES below). Rules that
+# it, times a rate per rule measured from the benchmark files the workflow writes (the families' rates). Rules that
 # only summarise or plot cost JOB_OVERHEAD_SECONDS each. The factors are counts of elementary operations (site
 # updates, scan steps, matrix entries, ...): within one rule, operations of different kinds are counted alike, so
 # the estimate is an order of magnitude, not a schedule; its purpose is to refuse a config that asks for days.
@@ -121,13 +126,19 @@ def check_config_memory(config: dict, families) -> None:
 
 class Work:
     """The work of the jobs of one compute rule: ``jobs`` jobs of ``prod(factors)`` units in all, plus
-    ``seconds`` of work the config gives in seconds (the timing experiment's sampling budgets)."""
+    ``seconds`` of work the config gives in seconds (sampling budgets in seconds).
 
-    __slots__ = ("rule", "factors", "jobs", "seconds")
+    ``benchmark_names``: the names (without ``.tsv``) of the benchmark files of these jobs, when they are not the rule's
+    own (``<rule>[_<wildcards>]``, or ``<rule>_<part>`` for the rule ``<rule>:<part>`` that rates part of a rule's
+    jobs apart), so that :func:`calibrate` can attribute every file to its work."""
 
-    def __init__(self, rule: str, factors: dict[str, float], jobs: int = 1, seconds: float = 0.0):
+    __slots__ = ("rule", "factors", "jobs", "seconds", "benchmark_names")
+
+    def __init__(self, rule: str, factors: dict[str, float], jobs: int = 1, seconds: float = 0.0,
+                 benchmark_names: tuple[str, ...] = ()):
         self.rule, self.jobs, self.seconds = rule, int(jobs), float(seconds)
         self.factors = {key: float(value) for key, value in factors.items()}
+        self.benchmark_names = tuple(benchmark_names)
 
     @property
     def units(self) -> float:
@@ -138,100 +149,41 @@ class Work:
 
 
 #: CPU seconds of a job that does next to nothing (interpreter, imports, reading and writing a few files): every
-#: job pays it. Measured with the rates (JOB_RATES), as the least CPU time of any job of that run.
+#: job pays it. Measured with the families' rates (``calibrate``), as the least CPU time of any job of that run.
 JOB_OVERHEAD_SECONDS = 0.96
 
 #: CPU seconds the first job of a compute rule spends compiling its numba kernels in a fresh checkout (later jobs
 #: load them from numba's cache). Measured in a smoke run from a fresh checkout: the first job of a rule less a
-#: later one, 5 to 26 s (ising10_compute_guarantees 27.5 - 1.5, ising40_compute_guarantees 27.3 - 1.8,
-#: annular_ising_compute 19.2 - 2.2, boltzmann_compute_chains 14.3 - 1.5, msrc_compute_split 6.8 - 1.5).
+#: later one, 5 to 26 s in the five compute rules of five families measured (first jobs 6.8 to 27.5 s, later
+#: ones 1.5 to 2.2 s).
 JIT_SECONDS_PER_RULE = 20.0
 
-#: CPU seconds per unit of work of each compute rule (:class:`Work`; units as the families' work models count
-#: them; ``scan_order_compute_mixing:<model>`` per model). Measured by ``python -m dogs.experiments calibrate
-#: results/benchmarks config/config.yaml`` from the CPU times in the benchmark files Snakemake wrote for the
-#: compute rules in the timed paper-scale run (``snakemake --cores 2 --forceall all_with_data`` on a quiet 2-core AMD
-#: EPYC, numba's cache warm): at the shipped settings the estimate is that run's job time by construction, and it
-#: grows with each key as the work does. ``config/calibration.yaml`` measures them again at small settings.
-JOB_RATES: dict[str, float] = {
-    "annular_ising_compute": 1.8e-08,
-    "benchmark_binary_samplers": 2.39e-07,
-    "benchmark_dogs": 2.65e-06,
-    "benchmark_gibbs": 8.86e-07,
-    # not from calibrate: the exact marginals of an 18x18 grid took 19.2 s for 2^18 * 18^2 units
-    "benchmarks_uai_mar": 2.26e-07,
-    # not from calibrate: one mixed unit (a site update of the vector kernel, the one-chain kernel or THRML),
-    # from the many-chain run in docs/performance.md (about 3 CPU minutes for 3.3e10 units on a loaded machine)
-    "benchmarks_chains": 6.0e-09,
-    # not from calibrate: one site update of the sampling-call benchmark, end to end or raw (the one-chain kernel's
-    # 5-10 ns and the vector kernels' 1-2 ns, with the calls' overhead on the small grids)
-    "benchmarks_sampling": 6.0e-09,
-    # not from calibrate: loading a network and its exact marginals, per clique-table entry allowed (a bound: most
-    # networks need far fewer entries than the limit)
-    "benchmarks_networks": 1.0e-08,
-    "boltzmann_compute_chains": 2.86e-09,
-    "boltzmann_compute_chains_large": 1.22e-09,
-    # exact-HMC trajectories on d^2 couplings (no benchmark file: measured once, before the chains' log-ratio
-    # bookkeeping got cheaper, which the data step does not have)
-    "boltzmann_compute_data": 6.11e-09,
-    "ising10_compute_guarantees": 6.56e-06,
-    "ising10_compute_measure": 7.17e-09,
-    "ising40_compute_bias": 1.63e-08,
-    "ising40_compute_guarantees": 6.03e-06,
-    "loose_bounds_compute_bias": 1.2e-08,
-    "loose_bounds_compute_bias_verdict": 3.32e-08,
-    "loose_bounds_compute_guarantees": 5.59e-07,
-    "mcmc_mle_compute_optimum": 5.77e-08,
-    "mcmc_mle_compute_trace": 4.57e-08,
-    "msrc_compute_features": 0.0563,
-    "msrc_compute_split": 2.02e-08,
-    "scan_order_compute_island_mass": 6.43e-07,
-    "scan_order_compute_islands": 8.77e-08,
-    "scan_order_compute_mixing:discrete_pyramid": 0.00272,
-    "scan_order_compute_mixing:memorize_and_repeat": 1.12e-05,
-    "scan_order_compute_mixing:sequence_of_dependencies": 0.00272,
-    "scan_order_compute_mixing:soft_dependencies": 2.22e-05,
-    "scan_order_compute_mixing:two_islands": 0.00542,
-    "scan_order_compute_permutations": 1.91e-07,
-    # level-vector updates of the App. A level chains (run inside compute_mixing): measured with the chains
-    # themselves, dogs.experiments.scan_order._SECONDS_PER_LEVEL_UPDATE, not by calibrate
-    "scan_order_level_chains:memorize_and_repeat": 1.5e-09,
-    "scan_order_level_chains:soft_dependencies": 1.5e-09,
-    "timing_compute": 2.82e-09,
-    "timing_compute_epsilon": 2.48e-07,
-}
-
-#: Compute rules without a measured rate, and the measured rule whose rate they borrow (the same kind of work: the
-#: truth of the annular settings is the part of annular_ising_compute that computes it).
-RATE_FROM = {"annular_ising_compute_truth": "annular_ising_compute"}
-
 #: Default of ``resources.max_hours``: the longest estimated job time (all jobs, summed) of one run. A choice: about
-#: three times the paper-scale estimate (0.65 CPU hours with the rates above), the headroom it had over the estimate
+#: three times the paper-scale estimate (0.65 CPU hours with the families' rates), the headroom it had over the estimate
 #: of the rates it replaced (4 hours over 1.5); settings that ask for more are refused unless the limit is raised.
 DEFAULT_MAX_HOURS = 2.0
 
 
 
 
-def work_seconds(work: Work, rates: dict | None = None, overhead: float | None = None) -> float:
+def work_seconds(work: Work, rates: dict[str, float], overhead: float | None = None) -> float:
     """Estimated job seconds of ``work``: the start-up of every job, the seconds the config asks for, and the units
-    at the rule's measured rate (:data:`JOB_RATES`; a rule without one counts its start-up only)."""
-    rates = JOB_RATES if rates is None else rates
+    at the rule's measured rate (``rates``, :func:`dogs.workflow.families.job_rates`; a rule without one counts its
+    start-up only, and a test fails for a shipped rule without one)."""
     overhead = JOB_OVERHEAD_SECONDS if overhead is None else overhead
-    rate = rates.get(work.rule, rates.get(RATE_FROM.get(work.rule), 0.0))
-    return work.jobs * overhead + work.seconds + rate * work.units
+    return work.jobs * overhead + work.seconds + rates.get(work.rule, 0.0) * work.units
 
 
-def family_seconds(works: list[Work]) -> float:
+def family_seconds(works: list[Work], rates: dict[str, float]) -> float:
     """Estimated CPU seconds of all compute jobs of a family: their :func:`work_seconds` and the numba compilation
     of every rule once (:data:`JIT_SECONDS_PER_RULE`)."""
-    return sum(work_seconds(w) for w in works) + JIT_SECONDS_PER_RULE * len({w.rule for w in works})
+    return sum(work_seconds(w, rates) for w in works) + JIT_SECONDS_PER_RULE * len({w.rule for w in works})
 
 
-def estimate_hours(family, settings: dict) -> float:
+def estimate_hours(family, settings: dict, rates: dict[str, float]) -> float:
     """Estimated CPU hours of all compute jobs of ``family`` (an experiment object; start-up and compilation
     included)."""
-    return family_seconds(family.estimate_work(settings)) / 3600
+    return family_seconds(family.estimate_work(settings), rates) / 3600
 
 
 def _blame(work: Work, reference: Work | None) -> str:
@@ -249,22 +201,28 @@ def _hours(seconds: float) -> str:
     return f"{hours:.3g} hours" if hours >= 0.1 else f"{seconds / 60:.2g} minutes"
 
 
-def check_config_time(config: dict, families, reference: dict | None = None) -> dict[str, float]:
+def check_config_time(config: dict, families, reference: dict | None = None,
+                      rates: dict[str, float] | None = None) -> dict[str, float]:
     """Raise :class:`ResourceError` naming the key when the estimated job time of a whole config exceeds
     ``resources.max_hours`` (default :data:`DEFAULT_MAX_HOURS`); return the estimated hours per family.
 
-    The key named is that of the largest compute rule which grew most against ``reference`` (the shipped
-    ``config/config.yaml``, when given), so a config that multiplies one count by 10^6 is told which one.
+    The key named is that of the largest compute rule which grew most against ``reference`` (the shipped paper-scale
+    config, when given), so a config that multiplies one count by 10^6 is told which one. ``rates``: the rules'
+    rates, by default those of the family files under the current folder (:func:`dogs.workflow.families.job_rates`).
     """
+    if rates is None:
+        from dogs.workflow.families import family_files, job_rates
+
+        rates = job_rates(family_files())
     limit = (config.get("resources") or {}).get("max_hours")
     limit = DEFAULT_MAX_HOURS if limit is None else float(limit)
     objects = {family.config_section: family for family, _ in configured(config, families)}
     works = {name: family.estimate_work(config[name]) for name, family in objects.items()}
-    hours = {name: family_seconds(items) / 3600 for name, items in works.items()}
+    hours = {name: family_seconds(items, rates) / 3600 for name, items in works.items()}
     total = sum(hours.values())
     if total > limit:
         name = max(hours, key=hours.get)
-        work = max(works[name], key=work_seconds)
+        work = max(works[name], key=lambda w: work_seconds(w, rates))
         base = None
         if reference is not None and isinstance(reference.get(name), dict):
             base = next((w for w in objects[name].estimate_work(reference[name]) if w.rule == work.rule), None)
@@ -288,69 +246,78 @@ def time_table(hours: dict[str, float]) -> str:
 # ------------------------------------------------------------------------------------------ calibration
 
 
-#: Benchmark files whose names do not start with their rule's name (``rules/*.smk``), by the start of their path
-#: below ``benchmarks/``: the per-model rates of scan_order_compute_mixing, and the names of result folders written
-#: before every benchmark file was named ``benchmarks/snakemake/<rule>[_<wildcards>].tsv``.
-_BENCHMARK_NAMES = {
-    "snakemake/scan_order_compute_mixing_": "scan_order_compute_mixing:",
-    "snakemake/timing_run_": "timing_compute",
-    "snakemake/timing_epsilon_sweep": "timing_compute_epsilon",
-    "scan_order/mixing_": "scan_order_compute_mixing:",  # one rate per model: scan_order_compute_mixing:<model>
-    "scan_order/islands": "scan_order_compute_islands",
-    "scan_order/island_mass": "scan_order_compute_island_mass",
-    "scan_order/permutations_": "scan_order_compute_permutations",
-}
+def _stems(work: Work) -> tuple[str, ...]:
+    """The benchmark file names a work's jobs write: declared, else the rule's (``<rule>_<part>`` for the work
+    ``<rule>:<part>``)."""
+    return work.benchmark_names or (work.rule.replace(":", "_"),)
 
 
-def rule_of(benchmark_file: str, rules, config: dict | None = None) -> str | None:
-    """The compute rule of a benchmark file ``.../benchmarks/<folder>/<name>.tsv``: the longest rule name ``<name>``
-    starts with (followed by ``_`` or a number), else :data:`_BENCHMARK_NAMES`. Both Boltzmann chain rules write
-    ``boltzmann_compute_chains_<data set>``: a data set of more than 10 units is the ``_large`` rule's."""
-    path = str(benchmark_file).replace(os.sep, "/")
-    stem = os.path.basename(path).removesuffix(".tsv")
-    for prefix, rule in _BENCHMARK_NAMES.items():
-        if "/benchmarks/" + prefix in path or path.startswith("benchmarks/" + prefix):
-            return rule + stem.removeprefix(prefix.split("/")[-1]) if rule.endswith(":") else rule
-    names = [r for r in rules if stem == r or stem.startswith(r + "_") or stem.removeprefix(r).isdigit()]
-    rule = max(names, key=len) if names else None
-    if rule == "boltzmann_compute_variant" and config is not None:  # <variant>_<data set>: the chains of its d
-        rest = stem.removeprefix(rule + "_")
-        variant = max((v for v in config["boltzmann"].get("variants") or {} if rest.startswith(v + "_")), key=len,
-                      default=None)
-        rule, stem = "boltzmann_compute_chains", "boltzmann_compute_chains_" + (rest[len(variant) + 1:] if variant else rest)
-    if rule == "boltzmann_compute_chains" and config is not None:
-        spec = config["boltzmann"]["datasets"].get(stem.removeprefix(rule + "_"), {})
-        if spec.get("units", 6) > 10:
-            rule += "_large"
-    return rule
+def rule_of(benchmark_file: str, works) -> str | None:
+    """The compute rule of a benchmark file ``.../<name>.tsv`` among ``works``: the work that declares ``<name>``
+    (:attr:`Work.benchmark_names`), else the rule with the longest name that ``<name>`` is, or starts with followed by
+    ``_`` or a number (``<rule>_rep3``, ``<rule>7``); ``None`` when none does."""
+    stem = os.path.basename(str(benchmark_file)).removesuffix(".tsv")
+    for work in works:
+        if stem in work.benchmark_names:
+            return work.rule
+    found = [(len(name), work.rule) for work in works if not work.benchmark_names for name in _stems(work)
+             if stem == name or stem.startswith(name + "_") or stem.removeprefix(name).isdigit()]
+    return max(found)[1] if found else None
 
 
-def calibrate(benchmark_files, config: dict, rules, families) -> tuple[float, dict[str, float]]:
-    """``(overhead, rates)`` measured from the benchmark files of a complete run of ``config`` (its ``families``).
+def calibrate(benchmark_files, config: dict, families, measured) -> tuple[float, dict[str, float]]:
+    """``(overhead, rates)`` measured from the benchmark files of a complete run of ``config`` (its ``families``), for
+    the compute rules ``measured`` (those whose rates the family files say calibrate measures).
 
     Times are the CPU seconds Snakemake records (column ``cpu_time``), which a machine shared with other work
     inflates far less than wall-clock seconds (Snakemake samples them every second for the first 30 s of a job,
     then every 30 s, so the last seconds of a long job can be missed). The overhead is the least CPU time of any
     job (one with next to no work); the rate of a compute rule is its jobs' total CPU seconds, less their
     overhead and the seconds the config fixes, per unit of its estimated work (at least 5% of its seconds).
+
+    A rate is its jobs' seconds over their units, so it is honest only when every job of the rule was timed: a
+    :class:`CalibrationError` refuses, with the reason, benchmark files of a partial run (a rule of ``measured``
+    with fewer files than its jobs under ``config``, a file of one of them without a CPU time) and a folder with
+    none. Files of rules without an estimate (targets outside ``all``) are not read.
     """
     import csv
-    import statistics
 
+    works = [w for family, settings in configured(config, families) for w in family.estimate_work(settings)]
     seconds: dict[str, float] = {}
+    found: dict[str, int] = {}
     job_seconds = []
+    problems = []
     for path in benchmark_files:
+        rule = rule_of(path, works)
+        if rule is None:
+            continue  # a rule without an estimate (a target outside `all`)
         with open(path) as handle:
             rows = list(csv.DictReader(handle, delimiter="\t"))
-        rule = rule_of(path, rules, config)
-        if rule is not None and rows and rows[-1]["cpu_time"] not in ("", "NA"):
-            seconds[rule] = seconds.get(rule, 0.0) + float(rows[-1]["cpu_time"])
-            job_seconds.append(float(rows[-1]["cpu_time"]))
-    works = [w for family, settings in configured(config, families) for w in family.estimate_work(settings)]
-    compute = {w.rule for w in works}
-    overhead = min(job_seconds) if job_seconds else JOB_OVERHEAD_SECONDS
+        if not rows or rows[-1].get("cpu_time") in (None, "", "NA"):
+            problems.append(f"{path} records no CPU time (an interrupted job?)")
+            continue
+        seconds[rule] = seconds.get(rule, 0.0) + float(rows[-1]["cpu_time"])
+        found[rule] = found.get(rule, 0) + 1
+        job_seconds.append(float(rows[-1]["cpu_time"]))
+    absent = []
+    for rule in sorted({w.rule for w in works} & set(measured)):
+        expected = sum(len(w.benchmark_names) if w.benchmark_names else w.jobs for w in works if w.rule == rule)
+        if not found.get(rule):
+            absent.append(rule)
+        elif found[rule] < expected:
+            problems.append(f"{rule} has the benchmark files of {found[rule]} of its {expected} jobs")
+    if absent:
+        rules = ", ".join(absent[:6]) + (", ..." if len(absent) > 6 else "")
+        problems.append(f"no benchmark file of {len(absent)} compute rule{'s' * (len(absent) > 1)} ({rules})")
+    if problems:
+        raise CalibrationError(
+            "these benchmark files are not those of a complete run of this config, so no rate would be honest (a rate "
+            "is all of a rule's CPU seconds over all of its work; the overhead the least CPU time of any job): "
+            + "; ".join(problems) + ". Run the whole config first, with the same config files (and DOGS_DATA_DIR set "
+            "for the data experiments; docs/configuration.md, \"Run time\").")
+    overhead = min(job_seconds)
     rates = {}
-    for rule in sorted(compute & set(seconds)):
+    for rule in sorted({w.rule for w in works} & set(measured) & set(seconds)):
         mine = [w for w in works if w.rule == rule]
         fixed = sum(w.jobs * overhead + w.seconds for w in mine)
         units = sum(w.units for w in mine)

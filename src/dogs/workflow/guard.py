@@ -6,14 +6,16 @@ order, and stops at the first problem with a :class:`~dogs.config.ConfigError` t
 file that set it:
 
 1. every config file read defensively (:func:`dogs.config.load_config_file`: size, encoding, YAML
-   aliases, syntax with file and line, duplicate keys). Snakemake has parsed the ``--configfile`` files
-   already by then with its own loader, which stops on an empty, binary or syntax-error file but not on
-   a YAML alias bomb (docs/configuration.md, "Hostile config files");
-2. the merged config against ``config/schema.yaml`` (types, ranges, enums, required and unknown keys);
+   aliases, syntax with file and line, duplicate keys), the family files (``config/families/*.yaml``,
+   :mod:`dogs.workflow.families`) too, and every family of ``families`` has its file. Snakemake has parsed the
+   ``--configfile`` files already by then with its own loader, which stops on an empty, binary or syntax-error file
+   but not on a YAML alias bomb (docs/configuration.md, "Hostile config files");
+2. the merged config against the run's schema (``config/schema.yaml`` with each family file's ``schema``: types,
+   ranges, enums, required and unknown keys);
 3. integers written as floats, integers beyond any sane bound, NaN and infinity
    (:func:`dogs.config.check_strict_types`);
-4. the checks that span several keys, each family's own ``check`` (``ising10.lengths`` with
-   ``stop < start``, ``scan_order.n_values`` beyond ``max_states``, ...): the same functions the
+4. the checks that span several keys, each family's own ``check`` (a length grid with ``stop < start``, a
+   model size beyond a state-count cap, ...): the same functions the
    experiment shell runs before a step, run here for every family before any job;
 5. the resource guard (:mod:`dogs.workflow.cost`): the memory of one job of every family
    against ``resources.max_memory_gb``, and the job time of the whole run against
@@ -27,10 +29,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
-
 from dogs.config import ConfigError, check_config_files, check_strict_types, key_source
 from dogs.workflow.cost import ResourceError, check_config_memory, check_config_time, configured
+from dogs.workflow.families import (CORE_CONFIG, FAMILY_DIR, family_files, full_schema, job_rates, layers,
+                                    with_family_defaults)
 from dogs.workflow.shell import SettingsError
 
 __all__ = ["check_workflow_config", "config_files_in_order", "cross_key_checks"]
@@ -81,17 +83,30 @@ def config_files_in_order(loaded, from_command_line) -> list[Path]:
     return [Path(p) for p in loaded if Path(p) not in command_line] + command_line
 
 
-def check_workflow_config(config: dict, config_files, families, schema_path="config/schema.yaml",
-                          reference_path="config/config.yaml") -> dict[str, float]:
-    """Check the merged ``config`` of a run (module docstring); ``config_files`` in Snakemake's merge order,
-    ``families`` the experiment objects whose sections are checked.
+def _missing_files(families, files: dict) -> None:
+    """Refuse a family whose module declares a config section that has no family file."""
+    for family in families:
+        if family.config_section and family.config_section not in files:
+            raise ConfigError(f"the experiment family {family.config_section} has no family file "
+                              f"{FAMILY_DIR / family.config_section}.yaml (docs/contributing.md)")
 
-    Returns the estimated job hours per family. Raises :class:`ConfigError` naming the key and the file.
+
+def check_workflow_config(config: dict, config_files, families, root=".") -> dict[str, float]:
+    """Check the merged ``config`` of a run (module docstring); ``config_files`` in Snakemake's merge order,
+    ``families`` the experiment objects whose sections are checked, ``root`` the folder holding ``config/``.
+
+    Returns the estimated job hours per family. Raises :class:`ConfigError` naming the key and the file (a family
+    file for a key its settings set and no config file of the run overrides).
     """
-    paths = [Path(p) for p in config_files]
-    loaded = check_config_files(paths)
-    schema = yaml.safe_load(Path(schema_path).read_text())
-    reference = check_config_files([reference_path])[0] if Path(reference_path).is_file() else None
+    files = family_files(root)
+    _missing_files(families, files)
+    # the family files' layers come first in the merge order: a key is named by the last file that sets it
+    layered = [(Path(root) / FAMILY_DIR / f"{section}.yaml", {section: part[section]})
+               for _, part in layers(config, files) for section in part]
+    paths = [path for path, _ in layered] + [Path(p) for p in config_files]
+    loaded = [data for _, data in layered] + check_config_files(config_files)
+    schema = full_schema(root, files)
+    reference = with_family_defaults(check_config_files([Path(root) / CORE_CONFIG])[0], files)
     try:
         _schema_errors(config, schema)
         try:
@@ -100,6 +115,6 @@ def check_workflow_config(config: dict, config_files, families, schema_path="con
             raise ConfigError(f"config key {exc}") from None
         cross_key_checks(config, families)
         check_config_memory(config, families)
-        return check_config_time(config, families, reference)
+        return check_config_time(config, families, reference, job_rates(files))
     except (ConfigError, SettingsError, ResourceError) as exc:
         raise ConfigError(_with_source(str(exc), paths, loaded)) from None

@@ -1,14 +1,15 @@
 """Which config keys the cost estimates read: every numeric key scales a cost or says why it does not.
 
-Every numeric key of ``config/schema.yaml`` either feeds an estimate of its family (memory or time, the
-``memory=``/``work=`` models of its :class:`~dogs.workflow.shell.Experiment` object) or is marked as not scaling
-in the schema itself, beside the key, with the reason: ``x-not-scaling: "a model parameter"`` (:data:`ANNOTATION`;
-JSON-schema validators, Snakemake's ``validate`` among them, ignore keywords they do not know). On a list of
-numbers the annotation speaks of the numbers (``key[]``): the list's length is a count an estimate may read as the
-key itself. A key shared through a YAML anchor carries its reason everywhere the anchor is used.
+Every numeric key of the run's schema (each family's ``schema:``) either feeds an estimate of its family (memory or
+time, the ``memory=``/``work=`` models of its :class:`~dogs.workflow.shell.Experiment` object) or is marked as not
+scaling in the schema itself, beside the key, with the reason: ``x-not-scaling: "a model parameter"``
+(:data:`ANNOTATION`; JSON-schema validators, Snakemake's ``validate`` among them, ignore keywords they do not know).
+On a list of numbers the annotation speaks of the numbers (``key[]``): the list's length is a count an estimate may
+read as the key itself. A key shared through a YAML anchor carries its reason everywhere the anchor is used.
 :func:`keys_read` records what the models read (by wrapping the settings), :func:`not_scaling` collects the
 annotations, ``tests/test_guard.py`` walks the schema and fails for a numeric key that is neither, so a new key
-cannot be forgotten, and :func:`scaling_table` prints the table of docs/configuration.md (``python -m dogs.experiments table``).
+cannot be forgotten, and :func:`scaling_table` makes the key table of the configuration reference (generated when
+the docs are built; ``python -m dogs.experiments table`` prints it).
 """
 
 from __future__ import annotations
@@ -91,8 +92,8 @@ def not_scaling(schema: dict, prefix: str = "") -> dict[str, str]:
 
 
 def schema_pattern(schema: dict, key: str) -> str:
-    """The schema's name of a concrete dotted key: ``boltzmann.datasets.heart.chains`` ->
-    ``boltzmann.datasets.*.chains``, ``mcmc_mle.models[0].rows`` -> ``mcmc_mle.models[].rows``."""
+    """The schema's name of a concrete dotted key: ``family.datasets.heart.chains`` ->
+    ``family.datasets.*.chains`` (free names), ``family.models[0].rows`` -> ``family.models[].rows``."""
     out, node = [], schema
     for part in re.findall(r"[^.\[\]]+|\[\d+\]", key):
         if part.startswith("["):
@@ -132,8 +133,8 @@ def numeric_schema_keys(schema: dict, prefix: str = "") -> set[str]:
 
 
 def scaling_table(schema: dict, configs, families) -> str:
-    """The table (docs/configuration.md) of which keys each estimate reads, per family, from the shipped ``configs``, and the
-    numeric keys of the family's section that the schema marks as not scaling."""
+    """The key table (the configuration reference) of which keys each estimate reads, per family, from the shipped
+    ``configs``, and the numeric keys of the family's section that the schema marks as not scaling."""
     read: dict[str, tuple[set, set]] = {}
     quiet: dict[str, set] = {}
     marked = not_scaling(schema)

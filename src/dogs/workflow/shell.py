@@ -12,9 +12,9 @@ the guard (:mod:`dogs.workflow.guard`) runs its ``check`` and the cost engine (:
 - Step names follow one scheme: ``compute`` or ``compute-<what>`` (runs samplers or solvers and writes
   raw results), ``summarise`` (reads results, writes tables and the family's measured claims) and
   ``plot-<figure>`` (reads results, writes one figure; never computes).
-- ``--settings`` is the rule's config slice. It is validated once, here, against the slice of
-  ``config/schema.yaml`` that belongs to the family (the Snakefile validated the whole config already;
-  this repeats it for direct command-line use). Checks that span several keys stay in the experiment.
+- ``--settings`` is the rule's config slice. It is validated once, here, against the family's schema (the
+  ``schema:`` of ``config/families/<family>.yaml``; the Snakefile validated the whole config already; this repeats
+  it for direct command-line use). Checks that span several keys stay in the experiment.
 - Every path comes from the rule: ``--input``/``--output`` carry the rule's *named* inputs and outputs
   (an input name may repeat: a list of files). A step reads them as ``ctx.input("name")`` /
   ``ctx.inputs("name")`` and ``ctx.output("name")``; asking for a name the rule did not pass is an
@@ -48,7 +48,8 @@ from dogs.workflow.cost import ResourceError, Work, check_memory
 __all__ = ["Experiment", "StepContext", "SettingsError", "load_schema_slice", "validate_settings", "STEP_KINDS"]
 
 STEP_KINDS = ("compute", "summarise", "plot")
-DEFAULT_SCHEMA = Path("config/schema.yaml")
+#: Where a step finds its family's schema by default: the folder of the family files (run from the repository root).
+DEFAULT_SCHEMA = Path("config/families")
 
 
 class SettingsError(ValueError):
@@ -56,10 +57,16 @@ class SettingsError(ValueError):
 
 
 def load_schema_slice(schema_path, family: str) -> dict:
-    """The JSON schema of ``config[family]`` from the project's schema file."""
-    schema = yaml.safe_load(Path(schema_path).read_text())
+    """The JSON schema of ``config[family]``: from the folder of family files (``config/families``: the ``schema:``
+    of ``<family>.yaml``), from one family file, or from a whole config schema (its ``properties``)."""
+    path = Path(schema_path)
+    if path.is_dir():
+        path = path / f"{family}.yaml"
+        if not path.is_file():
+            raise SettingsError(f"{path} not found: the family {family!r} has no family file") from None
+    schema = yaml.safe_load(path.read_text())
     try:
-        return schema["properties"][family]
+        return schema["schema"] if "settings" in schema else schema["properties"][family]
     except (KeyError, TypeError):
         raise SettingsError(f"{schema_path} has no schema for the config section {family!r}") from None
 
@@ -163,7 +170,7 @@ Step = Callable[[StepContext], None]
 
 
 class Experiment:
-    """One experiment family: ``Experiment("ising10", __doc__, check=..., memory=..., work=...)``, then
+    """One experiment family: ``Experiment("<family>", __doc__, check=..., memory=..., work=...)``, then
     ``@EXPERIMENT.step(...)`` for each step.
 
     - ``check(settings)``: the checks that span several keys of the family's config section (the schema checks
@@ -172,8 +179,8 @@ class Experiment:
       drives it (generous upper bounds; :mod:`dogs.workflow.cost`).
     - ``work(settings) -> [Work, ...]``: the work of each compute rule, as factors named by their keys.
 
-    A numeric key that neither model reads is marked in ``config/schema.yaml`` with the reason
-    (``x-not-scaling``, :mod:`dogs.workflow.keys`).
+    A numeric key that neither model reads is marked in the family's schema (``config/families/<family>.yaml``) with
+    the reason (``x-not-scaling``, :mod:`dogs.workflow.keys`).
     """
 
     def __init__(self, family: str, doc: str | None, *, config_section: str | None = "",
@@ -248,7 +255,7 @@ class Experiment:
                     raise SettingsError(f"{self.family} takes no settings, got {sorted(settings)}")
             else:
                 schema_path = Path(args.schema)
-                if not schema_path.is_file():
+                if not schema_path.exists():
                     raise SettingsError(f"config schema {schema_path} not found (run from the repository root or "
                                         "pass --schema)")
                 schema = load_schema_slice(schema_path, self.config_section)
