@@ -5,7 +5,7 @@
 #   loose_bounds/                 guarantees and bias with C-bar = s * C-hat
 
 
-rule loose_bounds_compute_guarantees:
+use rule experiment_step as loose_bounds_compute_guarantees with:
     """DoGS §5.6 (loose bounds), a compute step: C-bar = s * C-hat for every s; DoGS re-optimised for every s and T."""
     output:
         model=result("loose_bounds/model.npz"),
@@ -17,18 +17,13 @@ rule loose_bounds_compute_guarantees:
     benchmark:
         result("benchmarks/snakemake/loose_bounds_compute_guarantees.tsv")
     priority: LONG  # the bias jobs wait for it
-    conda:
-        CONDA_ENV
     resources:
         mem_mb=memory_mb("loose_bounds"),
     params:
-        python=PYTHON,
-        args=step_args("loose_bounds"),
-    shell:
-        "{params.python} -m dogs.experiments.loose_bounds compute-guarantees {params.args} > {log} 2>&1"
+        **step("loose_bounds", "compute-guarantees"),
 
 
-rule loose_bounds_compute_bias:
+use rule experiment_step as loose_bounds_compute_bias with:
     """DoGS §5.6 (loose bounds), a compute step: sampler: bias of X_1^T for every s."""
     input:
         model=result("loose_bounds/model.npz"),
@@ -39,19 +34,14 @@ rule loose_bounds_compute_bias:
         result("logs/loose_bounds/compute_bias.log"),
     benchmark:
         result("benchmarks/snakemake/loose_bounds_compute_bias.tsv")
-    conda:
-        CONDA_ENV
     threads: ALL_CORES  # independent chains over every core (numba prange)
     resources:
         mem_mb=memory_mb("loose_bounds"),
     params:
-        python=PYTHON,
-        args=step_args("loose_bounds"),
-    shell:
-        "{params.python} -m dogs.experiments.loose_bounds compute-bias {params.args} > {log} 2>&1"
+        **step("loose_bounds", "compute-bias"),
 
 
-rule loose_bounds_compute_bias_verdict:
+use rule experiment_step as loose_bounds_compute_bias_verdict with:
     """DoGS §5.6 (loose bounds), a compute step: sampler: the verdict's many chains at short T, several repetitions."""
     input:
         model=result("loose_bounds/model.npz"),
@@ -62,19 +52,14 @@ rule loose_bounds_compute_bias_verdict:
         result("logs/loose_bounds/compute_bias_verdict.log"),
     benchmark:
         result("benchmarks/snakemake/loose_bounds_compute_bias_verdict.tsv")
-    conda:
-        CONDA_ENV
     threads: ALL_CORES  # independent chains over every core (numba prange)
     resources:
         mem_mb=memory_mb("loose_bounds"),
     params:
-        python=PYTHON,
-        args=step_args("loose_bounds"),
-    shell:
-        "{params.python} -m dogs.experiments.loose_bounds compute-bias-verdict {params.args} > {log} 2>&1"
+        **step("loose_bounds", "compute-bias-verdict"),
 
 
-rule loose_bounds_summarise:
+use rule experiment_step as loose_bounds_summarise with:
     """DoGS §5.6 (loose bounds): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         guarantees=result("loose_bounds/guarantees.csv"),
@@ -85,16 +70,11 @@ rule loose_bounds_summarise:
         claims=result("claims/loose_bounds.json"),
     log:
         result("logs/loose_bounds/summarise.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("loose_bounds"),
-    shell:
-        "{params.python} -m dogs.experiments.loose_bounds summarise {params.args} > {log} 2>&1"
+        **step("loose_bounds", "summarise"),
 
 
-rule loose_bounds_plot_fig8:
+use rule experiment_step as loose_bounds_plot_fig8 with:
     """DoGS §5.6 (loose bounds): draws Fig. 8 (the target is `fig8`)."""
     input:
         guarantees=result("loose_bounds/guarantees.csv"),
@@ -114,13 +94,18 @@ rule loose_bounds_plot_fig8:
         ),
     log:
         result("logs/loose_bounds/plot_fig8.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("loose_bounds"),
-    shell:
-        "{params.python} -m dogs.experiments.loose_bounds plot-fig8 {params.args} > {log} 2>&1"
+        **step("loose_bounds", "plot-fig8"),
 
 
 CLAIM_FILES.append(result("claims/loose_bounds.json"))
+
+
+# ---- Named targets, each declared with `target` (rules/common.smk)
+rule fig8:
+    """DoGS Fig. 8 (§5.6): loose influence bounds, C-bar = s * C-hat; figures/loose_bounds/."""
+    input:
+        figure("loose_bounds/fig8_loose_bounds.png"),
+
+
+target("fig8")

@@ -25,7 +25,7 @@ SCAN_ORDER_PERMUTATION_MODELS = ["sequence_of_dependencies", "two_islands"]
 CLAIM_FILES.append(result("claims/scan_order.json"))
 
 
-rule scan_order_compute_mixing:  # t_mix of one model for every n: random, best and worst systematic scan
+use rule experiment_step as scan_order_compute_mixing with:  # t_mix of one model for every n: random, best and worst systematic scan
     output:
         mixing=result("scan_order/mixing/{scan_model}.csv"),
     log:
@@ -35,18 +35,13 @@ rule scan_order_compute_mixing:  # t_mix of one model for every n: random, best 
     wildcard_constraints:
         scan_model="|".join(SCAN_ORDER_MODELS),
     priority: LONG
-    conda:
-        CONDA_ENV
     resources:
         mem_mb=memory_mb("scan_order"),
     params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    shell:
-        "{params.python} -m dogs.experiments.scan_order compute-mixing {params.args} > {log} 2>&1"
+        **step("scan_order", "compute-mixing"),
 
 
-rule scan_order_compute_islands:
+use rule experiment_step as scan_order_compute_islands with:
     """He et al. 2016, a compute step: reduced two-islands chain (Fig. 2a) and exact bridge efficiencies (§3.2, App. C)."""
     output:
         reduced=result("scan_order/two_islands_reduced.csv"),
@@ -55,18 +50,13 @@ rule scan_order_compute_islands:
         result("logs/scan_order/islands.log"),
     benchmark:
         result("benchmarks/snakemake/scan_order_compute_islands.tsv")
-    conda:
-        CONDA_ENV
     resources:
         mem_mb=memory_mb("scan_order"),
     params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    shell:
-        "{params.python} -m dogs.experiments.scan_order compute-islands {params.args} > {log} 2>&1"
+        **step("scan_order", "compute-islands"),
 
 
-rule scan_order_compute_island_mass:
+use rule experiment_step as scan_order_compute_island_mass with:
     """He et al. 2016, a compute step: Fig. 2b: mass on the other island over updates (bridge mass 0.1)."""
     output:
         mass=result("scan_order/fig2b_island_mass.csv"),
@@ -74,18 +64,13 @@ rule scan_order_compute_island_mass:
         result("logs/scan_order/island_mass.log"),
     benchmark:
         result("benchmarks/snakemake/scan_order_compute_island_mass.tsv")
-    conda:
-        CONDA_ENV
     resources:
         mem_mb=memory_mb("scan_order"),
     params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    shell:
-        "{params.python} -m dogs.experiments.scan_order compute-island-mass {params.args} > {log} 2>&1"
+        **step("scan_order", "compute-island-mass"),
 
 
-rule scan_order_compute_permutations:  # Fig. 2c: exact t_mix of every permutation, and of random scan
+use rule experiment_step as scan_order_compute_permutations with:  # Fig. 2c: exact t_mix of every permutation, and of random scan
     output:
         permutations=result("scan_order/permutations/{perm_model}.csv"),
     log:
@@ -94,18 +79,13 @@ rule scan_order_compute_permutations:  # Fig. 2c: exact t_mix of every permutati
         result("benchmarks/snakemake/scan_order_compute_permutations_{perm_model}.tsv")
     wildcard_constraints:
         perm_model="|".join(SCAN_ORDER_PERMUTATION_MODELS),
-    conda:
-        CONDA_ENV
     resources:
         mem_mb=memory_mb("scan_order"),
     params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    shell:
-        "{params.python} -m dogs.experiments.scan_order compute-permutations {params.args} > {log} 2>&1"
+        **step("scan_order", "compute-permutations"),
 
 
-rule scan_order_summarise:
+use rule experiment_step as scan_order_summarise with:
     """He et al. 2016: mixing_times.csv, Table 1 exponents beside the paper's orders, claims."""
     input:
         mixing=expand(
@@ -126,13 +106,8 @@ rule scan_order_summarise:
         claims=result("claims/scan_order.json"),
     log:
         result("logs/scan_order/summarise.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    shell:
-        "{params.python} -m dogs.experiments.scan_order summarise {params.args} > {log} 2>&1"
+        **step("scan_order", "summarise"),
 
 
 rule scan_order_table1_page:
@@ -163,7 +138,7 @@ rule scan_order_table1_page:
         " --title 'He et al. 2016, Table 1: ours beside the paper' > {log} 2>&1"
 
 
-rule scan_order_plot_fig2a:
+use rule experiment_step as scan_order_plot_fig2a with:
     """He et al. 2016: draws Fig. 2a (the target is `fig_he2a`)."""
     input:
         mixing=expand(
@@ -198,16 +173,11 @@ rule scan_order_plot_fig2a:
         ),
     log:
         result("logs/scan_order/fig2a.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    shell:
-        "{params.python} -m dogs.experiments.scan_order plot-fig2a {params.args} > {log} 2>&1"
+        **step("scan_order", "plot-fig2a"),
 
 
-rule scan_order_plot_fig2b:
+use rule experiment_step as scan_order_plot_fig2b with:
     """He et al. 2016: draws Fig. 2b (the target is `fig_he2b`)."""
     input:
         mass=result("scan_order/fig2b_island_mass.csv"),
@@ -226,16 +196,11 @@ rule scan_order_plot_fig2b:
         ),
     log:
         result("logs/scan_order/fig2b.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    shell:
-        "{params.python} -m dogs.experiments.scan_order plot-fig2b {params.args} > {log} 2>&1"
+        **step("scan_order", "plot-fig2b"),
 
 
-rule scan_order_plot_fig2c:
+use rule experiment_step as scan_order_plot_fig2c with:
     """He et al. 2016: draws Fig. 2c (the target is `fig_he2c`)."""
     input:
         permutations=expand(
@@ -257,10 +222,43 @@ rule scan_order_plot_fig2c:
         ),
     log:
         result("logs/scan_order/fig2c.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("scan_order"),
-    shell:
-        "{params.python} -m dogs.experiments.scan_order plot-fig2c {params.args} > {log} 2>&1"
+        **step("scan_order", "plot-fig2c"),
+
+
+# ---- Named targets, each declared with `target` (rules/common.smk)
+rule table_he1:
+    """He et al. 2016 Table 1: mixing-time orders, our fitted exponents beside the paper's; results/scan_order/table1_exponents.md."""
+    input:
+        result("scan_order/table1_exponents.md"),
+        result("scan_order/table1_exponents.html"),
+
+
+target("table_he1")
+
+
+rule fig_he2a:
+    """He et al. 2016 Fig. 2a: mixing time vs n, random / best / worst systematic scan; figures/scan_order/."""
+    input:
+        figure("scan_order/fig2a_mixing_time_vs_n.png"),
+
+
+target("fig_he2a")
+
+
+rule fig_he2b:
+    """He et al. 2016 Fig. 2b: two islands, mass on the other island over time; figures/scan_order/."""
+    input:
+        figure("scan_order/fig2b_two_islands_mass.png"),
+
+
+target("fig_he2b")
+
+
+rule fig_he2c:
+    """He et al. 2016 Fig. 2c: sorted mixing times of every permutation; figures/scan_order/."""
+    input:
+        figure("scan_order/fig2c_permutations.png"),
+
+
+target("fig_he2c")
