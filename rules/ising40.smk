@@ -88,7 +88,9 @@ use rule experiment_step as ising40_plot_fig4 with:
     output:
         figure=report(
             figure("ising40/fig4_open_guarantees.png"),
-            caption="captions/ising40_fig4.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 4: marginal TV guarantees for the top-left variable of the 40x40 open grid (uniform, systematic, DoGS, iterated DoGS), and the histogram of the distance of the DoGS scan's sampled variables from the target."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.4 40x40 marginals",
             labels={
@@ -112,7 +114,9 @@ use rule experiment_step as ising40_plot_fig5 with:
     output:
         figure=report(
             figure("ising40/fig5_torus_guarantees_bias.png"),
-            caption="captions/ising40_fig5.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 5: marginal guarantees on the 40x40 torus (theta = 0.25) for the systematic scan and DoGS, and the measured bias of X_1 with standard errors from 300 independent chains per T. Beside the paper's systematic scan (every sweep ends on X_1, so X_1 is not updated before one sweep) the dashed curve is the systematic scan whose last step updates X_1 at every T, the fair baseline of the verdicts."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.4 40x40 marginals",
             labels={
@@ -135,7 +139,10 @@ use rule experiment_step as ising40_plot_fig12 with:
     output:
         figure=report(
             figure("ising40/fig12_open_frequency_maps.png"),
-            caption="captions/ising40_fig12.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 12 (App. B.3): how often each site of the open grid is sampled"
+                " in successive segments of the DoGS scan; the scan zeroes in on the target."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.4 40x40 marginals",
             labels={
@@ -161,7 +168,10 @@ use rule experiment_step as ising40_plot_fig13 with:
     output:
         figure=report(
             figure("ising40/fig13_torus_bias_repetitions.png"),
-            caption="captions/ising40_fig13.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 13 (App. B.3): the bias measurement of Fig. 5 repeated three "
+                "times."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.4 40x40 marginals",
             labels={
@@ -186,7 +196,9 @@ use rule experiment_step as ising40_plot_fig14 with:
     output:
         figure=report(
             figure("ising40/fig14_torus_profile.png"),
-            caption="captions/ising40_fig14.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 14 (App. B.3): bias comparison on the torus, the DoGS scan's histogram by distance to the target and its distance-time profile."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.4 40x40 marginals",
             labels={
@@ -209,7 +221,10 @@ use rule experiment_step as ising40_plot_fig15 with:
     output:
         figure=report(
             figure("ising40/fig15_torus_frequency_maps.png"),
-            caption="captions/ising40_fig15.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 15 (App. B.3): sampling frequency maps of the torus DoGS scan "
+                "over successive segments."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.4 40x40 marginals",
             labels={

@@ -64,7 +64,12 @@ use rule experiment_step as mcmc_mle_plot_fig3 with:
     output:
         figure=report(
             figure("mcmc_mle/fig3_parameter_error.png"),
-            caption="captions/mcmc_mle_fig3.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 3: parameter error of projected stochastic gradient ascent on "
+                "the 3x3 and 4x4 Ising models of Domke (2015) with gradient estimates from the "
+                "uniform random scan and from DoGS, against the work in site updates, five replicates"
+                " each."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.3 MCMC maximum likelihood",
             labels={

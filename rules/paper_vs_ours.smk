@@ -16,7 +16,9 @@ use rule experiment_step as paper_vs_ours_summarise with:
         md=result("paper_vs_ours/paper_vs_ours.md"),
         html=report(
             result("paper_vs_ours/paper_vs_ours.html"),
-            caption="captions/paper_vs_ours.rst",
+            caption=caption(
+                "The paper-vs-ours table: one row per published claim of the four papers, with the paper's value, the quantity we compare, the criterion and the wording of our measurement (config/claims/, one file per paper), our measured value and the verdict."
+            ),
             category="0. Paper vs ours, all four papers",
             subcategory="the table",
             labels={

@@ -21,6 +21,10 @@ SCAN_ORDER_MODELS = [
     "soft_dependencies",
 ]
 SCAN_ORDER_PERMUTATION_MODELS = ["sequence_of_dependencies", "two_islands"]
+# The report caption of both Fig. 2a outputs (the paper's panels and the App. A models).
+SCAN_ORDER_FIG2A_CAPTION = caption(
+    "Regenerates He et al. Fig. 2a: exact mixing times (epsilon = 1/4, worst start) of random scan and of the best and worst systematic scans against the number of variables. The sequence of dependencies, discrete pyramid and two islands (reduced chain of §4) are the paper's panels (fig2a_mixing_time_vs_n.png); memorize and repeat and soft dependencies (App. A) are in Table 1 but not in He et al.'s figure (fig2a_appendix_models.png): their random scan comes from the level chains (exact lumping; soft dependencies' merge phase bracketed), to n = 48 and n = 1024, their systematic scans from the full models to n = 8."
+)
 
 CLAIM_FILES.append(result("claims/scan_order.json"))
 
@@ -117,7 +121,9 @@ rule scan_order_table1_page:
     output:
         page=report(
             result("scan_order/table1_exponents.html"),
-            caption="captions/scan_order_table1.rst",
+            caption=caption(
+                "He et al. (2016), Table 1: the orders of the mixing times of random and systematic scan on the paper's models, the paper's exponents beside ours, fitted to exact mixing times (with the fit, its interval and the verdict per row). Generated from ``results/scan_order/table1_exponents.md``."
+            ),
             category="2. He et al. 2016, scan order",
             subcategory="Table 1 and Fig. 2",
             labels={
@@ -149,7 +155,7 @@ use rule experiment_step as scan_order_plot_fig2a with:
     output:
         figure=report(
             figure("scan_order/fig2a_mixing_time_vs_n.png"),
-            caption="captions/scan_order_fig2a.rst",
+            caption=SCAN_ORDER_FIG2A_CAPTION,
             category="2. He et al. 2016, scan order",
             subcategory="Table 1 and Fig. 2",
             labels={
@@ -161,7 +167,7 @@ use rule experiment_step as scan_order_plot_fig2a with:
         ),
         appendix=report(
             figure("scan_order/fig2a_appendix_models.png"),
-            caption="captions/scan_order_fig2a.rst",
+            caption=SCAN_ORDER_FIG2A_CAPTION,
             category="2. He et al. 2016, scan order",
             subcategory="Table 1 and Fig. 2",
             labels={
@@ -184,7 +190,11 @@ use rule experiment_step as scan_order_plot_fig2b with:
     output:
         figure=report(
             figure("scan_order/fig2b_two_islands_mass.png"),
-            caption="captions/scan_order_fig2b.rst",
+            caption=caption(
+                "Regenerates He et al. Fig. 2b: mass on the other island over single-variable updates"
+                " in the two-islands model with bridge mass 0.1, for random scan and the good and bad"
+                " systematic scans."
+            ),
             category="2. He et al. 2016, scan order",
             subcategory="Table 1 and Fig. 2",
             labels={
@@ -210,7 +220,11 @@ use rule experiment_step as scan_order_plot_fig2c with:
     output:
         figure=report(
             figure("scan_order/fig2c_permutations.png"),
-            caption="captions/scan_order_fig2c.rst",
+            caption=caption(
+                "Regenerates He et al. Fig. 2c: sorted exact mixing times of every permutation used "
+                "as a systematic scan, beside random scan, for the sequence of dependencies and two "
+                "islands models."
+            ),
             category="2. He et al. 2016, scan order",
             subcategory="Table 1 and Fig. 2",
             labels={
