@@ -1,7 +1,8 @@
 # DoGS §5.1 and App. B.1: 10x10 random Ising, TV guarantees of uniform, systematic, DoGS, iterated DoGS (Figs. 1, 9).
 # Compute (guarantees, samplers) -> summarise (tables, claims) -> plot; a plot rule never runs a sampler.
-# Every rule runs `python -m dogs.experiments.<family> <step> {params.args}`: step_args (common.smk) passes the
-# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
+# Every step rule (`use rule experiment_step`, the Snakefile) runs `python -m dogs.experiments.<family> <step>
+# {params.args}`: step() (rules/common.smk) passes the config slice, the seed, and the rule's named inputs,
+# outputs and wildcards (dogs/workflow/shell.py).
 #   ising10/rep{rep}/             model.npz, guarantees.csv, scans.npz (+ DoGS scans of every T, measured error)
 
 

@@ -1,7 +1,8 @@
 # DoGS §5.4 and App. B.3: 40x40 marginal guarantees on the open grid and the torus (Figs. 4, 5, 12-15).
 # Compute (guarantees, samplers) -> summarise (tables, claims) -> plot; a plot rule never runs a sampler.
-# Every rule runs `python -m dogs.experiments.<family> <step> {params.args}`: step_args (common.smk) passes the
-# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
+# Every step rule (`use rule experiment_step`, the Snakefile) runs `python -m dogs.experiments.<family> <step>
+# {params.args}`: step() (rules/common.smk) passes the config slice, the seed, and the rule's named inputs,
+# outputs and wildcards (dogs/workflow/shell.py).
 #   ising40/{model}/              the same for the open grid and the torus (+ scan profile, bias of X_1)
 
 

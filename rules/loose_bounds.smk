@@ -1,7 +1,8 @@
 # DoGS §5.6: loose influence bounds, C-bar = s * C-hat (Fig. 8).
 # Compute (guarantees, samplers) -> summarise (tables, claims) -> plot; a plot rule never runs a sampler.
-# Every rule runs `python -m dogs.experiments.<family> <step> {params.args}`: step_args (common.smk) passes the
-# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
+# Every step rule (`use rule experiment_step`, the Snakefile) runs `python -m dogs.experiments.<family> <step>
+# {params.args}`: step() (rules/common.smk) passes the config slice, the seed, and the rule's named inputs,
+# outputs and wildcards (dogs/workflow/shell.py).
 #   loose_bounds/                 guarantees and bias with C-bar = s * C-hat
 
 

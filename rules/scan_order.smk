@@ -1,9 +1,10 @@
 # He, De Sa, Mitliagkas & Re (2016), Scan order in Gibbs sampling: Table 1 and Fig. 2, computed exactly.
 # Compute (exact mixing times from transition matrices; App. A models' random scan on their level chains) ->
 # summarise (mixing_times.csv, exponents, claims) -> plot.
-# A figure rule never computes a mixing time. Targets (Snakefile): table_he1, fig_he2a, fig_he2b, fig_he2c.
-# Every rule runs `python -m dogs.experiments.scan_order <step> {params.args}`: step_args (common.smk) passes the
-# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
+# A figure rule never computes a mixing time. Its targets close this file.
+# Every step rule (`use rule experiment_step`, the Snakefile) runs `python -m dogs.experiments.scan_order <step>
+# {params.args}`: step() (rules/common.smk) passes the config slice, the seed, and the rule's named inputs,
+# outputs and wildcards (dogs/workflow/shell.py).
 #   scan_order/mixing/{scan_model}.csv        Fig. 2a / Table 1: random, best, worst systematic per n (+ paper's orders),
 #                                             each row's method (exact, top-state bracket, level chain)
 #   scan_order/two_islands_reduced.csv        the reduced two-islands chain of §4 (islands mix instantly)

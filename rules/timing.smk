@@ -3,9 +3,10 @@
 #   -> summarise (per grid side: summary.json, speed-up table) -> summarise-claims; the figure rules only plot.
 # The main grid (timing.main_side, paper 1000) has timing.main_trials trials: trial 0 is Fig. 2, the
 # others Fig. 10; the small grid (timing.small_side, paper 300) has one trial, Fig. 11. Figure names
-# are fixed by role (the Snakefile's targets); result folders carry the actual side.
-# Every rule runs `python -m dogs.experiments.timing <step> {params.args}`: step_args (common.smk) passes the
-# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
+# are fixed by role (the targets at the end of this file); result folders carry the actual side.
+# Every step rule (`use rule experiment_step`, the Snakefile) runs `python -m dogs.experiments.timing <step>
+# {params.args}`: step() (rules/common.smk) passes the config slice, the seed, and the rule's named inputs,
+# outputs and wildcards (dogs/workflow/shell.py).
 
 TIMING_MAIN = config["timing"]["main_side"]
 TIMING_SMALL = config["timing"]["small_side"]
