@@ -1,5 +1,5 @@
-# Helpers shared by all rule files: output locations, config slices, step params, data sets, report captions and
-# the declared named targets.
+# Helpers shared by all rule files (output locations, config slices, step params, data sets, report captions and
+# the declared named targets).
 
 import hashlib
 import json
