@@ -1,5 +1,7 @@
-# Helpers shared by all rule files (output locations, config slices, data sets).
+# Helpers shared by all rule files (output locations, config slices, step params, data sets, report captions and
+# the declared named targets).
 
+import hashlib
 import json
 import os
 import shlex
@@ -107,6 +109,15 @@ def step_args(*keys, given=None):
     return args
 
 
+def step(family, name, *, given=None):
+    """The params of an experiment step (the Snakefile's ``experiment_step`` template runs them): the step ``name``
+    of module ``dogs.experiments.<family>`` and its arguments (``step_args``, the family's config slice, or the dict
+    ``given``). Used as ``params: **step("ising10", "compute-guarantees")``.
+    """
+    args = step_args(given=given) if given is not None else step_args(family)
+    return {"family": family, "step": name, "args": args}
+
+
 def memory_mb(family):
     """``resources: mem_mb`` of a compute rule: the resource guard's estimate for one job of ``family``
     (the family's memory model, src/dogs/experiments/<family>.py) plus 500 MB for the interpreter and its libraries.
@@ -168,60 +179,53 @@ def dataset(name):
         raise WorkflowError(str(exc)) from None
 
 
-def aa_settings(group):
-    """Indices 0..n-1 of the settings of an annular_ising group (the length of its list-valued key)."""
-    spec = config["annular_ising"]["groups"][group]
-    values = (
-        spec["strength"] if isinstance(spec["strength"], list) else spec["bias_scale"]
-    )
-    return list(range(len(values)))
+def caption(text):
+    """A report caption given as text (reStructuredText, a Jinja template over ``snakemake``, as Snakemake renders
+    captions): ``report(path, caption=caption("Regenerates ..."), ...)``. Snakemake reads captions from files, so the
+    text is written, when the rules are read, to ``.snakemake/captions/<hash of the text>.rst`` in the working
+    directory (Snakemake's own folder, ignored by git), and that file's path is returned.
+    """
+    folder = os.path.abspath(os.path.join(".snakemake", "captions"))
+    path = os.path.join(folder, f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.rst")
+    if not os.path.isfile(path):
+        os.makedirs(folder, exist_ok=True)
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "w", encoding="utf-8") as handle:
+            print(text, file=handle)
+        os.replace(partial, path)
+    return path
 
 
-def aa_files(name, groups):
-    """The per-setting result files ``name`` of the annular_ising groups ``groups``."""
+# Every named target the rules files declare with `target`: name -> (the data set it needs or None, whether the
+# aggregate targets include it).
+TARGETS = {}
+
+
+def target(name, needs=None, in_all=True):
+    """Declare the target rule ``name``, defined just above the call with a docstring saying what it makes.
+
+    The Snakefile's aggregate targets are made of the declared targets: ``needs`` is the data set of the data
+    directory the target reads (``all_without_data`` leaves it out, ``all`` includes it when the data set is
+    present), ``in_all=False`` leaves it out of every aggregate. The figure index (docs/generated/figure-index.md)
+    lists every declared target with its docstring.
+    """
+    TARGETS[name] = (needs, in_all)
+
+
+def aggregated(needs):
+    """The declared targets of the aggregates that need no data set (``needs=None``) or one of ``needs``."""
     return [
-        result(f"annular_ising/{g}/setting{k}/{name}")
-        for g in groups
-        for k in aa_settings(g)
+        name
+        for name, (data, in_all) in TARGETS.items()
+        if in_all and (data is None if needs is None else data in needs)
     ]
 
 
-def bm_units(name):
-    """Units d of a boltzmann data set (6 for the heart-disease table)."""
-    spec = config["boltzmann"]["datasets"][name]
-    return 6 if spec["source"] == "heart_disease" else spec["units"]
+def data_sets():
+    """The data sets the declared targets need, in the order they were declared."""
+    return list(dict.fromkeys(data for data, _ in TARGETS.values() if data is not None))
 
 
-def bm_chain_files(name=None):
-    """The posterior files of every boltzmann data set (or one), one per inner sampler; the exact chain only for d <= 10."""
-    names = [name] if name else list(config["boltzmann"]["datasets"])
-    return [
-        result(f"boltzmann/{n}/posterior_{s}.npz")
-        for n in names
-        for s in config["boltzmann"]["samplers"]
-        if s != "exact" or bm_units(n) <= 10
-    ]
-
-
-def bm_variant_folders():
-    """The folder of every boltzmann variant and data set it runs (one posterior file per inner sampler inside)."""
-    return [
-        result(f"boltzmann/{d}/variants/{v}")
-        for v, spec in (config["boltzmann"].get("variants") or {}).items()
-        for d in spec["datasets"]
-    ]
-
-
-def bm_data_inputs(wildcards):
-    """The heart-disease table for the heart data set (stops the workflow with instructions when it is missing)."""
-    spec = config["boltzmann"]["datasets"][wildcards.bm_dataset]
-    return (
-        [os.path.join(dataset("heart_disease"), "reinis_counts.csv")]
-        if spec["source"] == "heart_disease"
-        else []
-    )
-
-
-def msrc_archive(wildcards):
-    """The MSRC v1 zip in the data directory (stops the workflow with instructions when it is missing or corrupt)."""
-    return os.path.join(dataset("msrc_v1"), "MSRC_ObjCategImageDatabase_v1.zip")
+def target_inputs(names):
+    """Every input file of the target rules ``names``."""
+    return [path for name in names for path in getattr(rules, name).input]

@@ -1,7 +1,8 @@
 # DoGS §5.1 and App. B.1: 10x10 random Ising, TV guarantees of uniform, systematic, DoGS, iterated DoGS (Figs. 1, 9).
 # Compute (guarantees, samplers) -> summarise (tables, claims) -> plot; a plot rule never runs a sampler.
-# Every rule runs `python -m dogs.experiments.<family> <step> {params.args}`: step_args (common.smk) passes the
-# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
+# Every step rule (`use rule experiment_step`, the Snakefile) runs `python -m dogs.experiments.<family> <step>
+# {params.args}`: step() (rules/common.smk) passes the config slice, the seed, and the rule's named inputs,
+# outputs and wildcards (dogs/workflow/shell.py).
 #   ising10/rep{rep}/             model.npz, guarantees.csv, scans.npz (+ DoGS scans of every T, measured error)
 
 
@@ -12,7 +13,7 @@ wildcard_constraints:
     rep=r"\d+",
 
 
-rule ising10_compute_guarantees:  # model, TV guarantees of the four scans, DoGS re-optimised for every T
+use rule experiment_step as ising10_compute_guarantees with:  # model, TV guarantees of the four scans, DoGS re-optimised for every T
     output:
         model=result("ising10/rep{rep}/model.npz"),
         guarantees=result("ising10/rep{rep}/guarantees.csv"),
@@ -23,18 +24,13 @@ rule ising10_compute_guarantees:  # model, TV guarantees of the four scans, DoGS
         result("logs/ising10/compute_guarantees_rep{rep}.log"),
     benchmark:
         result("benchmarks/snakemake/ising10_compute_guarantees_rep{rep}.tsv")
-    conda:
-        CONDA_ENV
     resources:
         mem_mb=memory_mb("ising10"),
     params:
-        python=PYTHON,
-        args=step_args("ising10"),
-    shell:
-        "{params.python} -m dogs.experiments.ising10 compute-guarantees {params.args} > {log} 2>&1"
+        **step("ising10", "compute-guarantees"),
 
 
-rule ising10_compute_measure:  # sampler: marginal error of independent chains against junction-tree marginals
+use rule experiment_step as ising10_compute_measure with:  # sampler: marginal error of independent chains against junction-tree marginals
     input:
         model=result("ising10/rep{rep}/model.npz"),
         guarantees=result("ising10/rep{rep}/guarantees.csv"),
@@ -46,19 +42,14 @@ rule ising10_compute_measure:  # sampler: marginal error of independent chains a
         result("logs/ising10/compute_measure_rep{rep}.log"),
     benchmark:
         result("benchmarks/snakemake/ising10_compute_measure_rep{rep}.tsv")
-    conda:
-        CONDA_ENV
     threads: ALL_CORES  # independent chains over every core (numba prange)
     resources:
         mem_mb=memory_mb("ising10"),
     params:
-        python=PYTHON,
-        args=step_args("ising10"),
-    shell:
-        "{params.python} -m dogs.experiments.ising10 compute-measure {params.args} > {log} 2>&1"
+        **step("ising10", "compute-measure"),
 
 
-rule ising10_summarise:
+use rule experiment_step as ising10_summarise with:
     """DoGS §5.1 (10x10 Ising): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         guarantees=expand(
@@ -73,16 +64,11 @@ rule ising10_summarise:
         claims=result("claims/ising10.json"),
     log:
         result("logs/ising10/summarise.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("ising10"),
-    shell:
-        "{params.python} -m dogs.experiments.ising10 summarise {params.args} > {log} 2>&1"
+        **step("ising10", "summarise"),
 
 
-rule ising10_plot_fig1:
+use rule experiment_step as ising10_plot_fig1 with:
     """DoGS §5.1 (10x10 Ising): draws Fig. 1 (the target is `fig1`)."""
     input:
         guarantees=result("ising10/rep0/guarantees.csv"),
@@ -90,7 +76,13 @@ rule ising10_plot_fig1:
     output:
         figure=report(
             figure("ising10/fig1_guarantees_rep0.png"),
-            caption="captions/ising10_fig1.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 1: total-variation guarantees (Dobrushin variation, Theorem 8)"
+                " of the uniform, systematic, DoGS and iterated DoGS scans against the sampling "
+                "budget T on a random 10x10 Ising model (replicate 0), with the measured marginal "
+                "error of independent chains against junction-tree marginals. As in the paper, the "
+                "legend quotes the best guarantee each scan achieves on the plotted axis."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.1 10x10 Ising",
             labels={
@@ -102,16 +94,11 @@ rule ising10_plot_fig1:
         ),
     log:
         result("logs/ising10/plot_fig1.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("ising10"),
-    shell:
-        "{params.python} -m dogs.experiments.ising10 plot-fig1 {params.args} > {log} 2>&1"
+        **step("ising10", "plot-fig1"),
 
 
-rule ising10_plot_fig9:
+use rule experiment_step as ising10_plot_fig9 with:
     """DoGS §5.1 (10x10 Ising): draws Fig. 9 (the target is `fig9`)."""
     input:
         guarantees=expand(
@@ -120,7 +107,10 @@ rule ising10_plot_fig9:
     output:
         figure=report(
             figure("ising10/fig9_guarantees_replicates.png"),
-            caption="captions/ising10_fig9.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 9 (App. B.1): the guarantees of Fig. 1 on nine independent "
+                "random 10x10 Ising models."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.1 10x10 Ising",
             labels={
@@ -132,13 +122,27 @@ rule ising10_plot_fig9:
         ),
     log:
         result("logs/ising10/plot_fig9.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("ising10"),
-    shell:
-        "{params.python} -m dogs.experiments.ising10 plot-fig9 {params.args} > {log} 2>&1"
+        **step("ising10", "plot-fig9"),
 
 
 CLAIM_FILES.append(result("claims/ising10.json"))
+
+
+# ---- Named targets, each declared with `target` (rules/common.smk)
+rule fig1:
+    """DoGS Fig. 1 (§5.1): 10x10 Ising TV guarantees, replicate 0, with the measured marginal error of independent chains; figures/ising10/."""
+    input:
+        figure("ising10/fig1_guarantees_rep0.png"),
+
+
+target("fig1")
+
+
+rule fig9:
+    """DoGS Fig. 9 (App. B.1): the Fig. 1 guarantees for replicates 1-9; figures/ising10/."""
+    input:
+        figure("ising10/fig9_guarantees_replicates.png"),
+
+
+target("fig9")

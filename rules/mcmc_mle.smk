@@ -9,7 +9,7 @@ wildcard_constraints:
     mle_model="|".join(MCMC_MLE_MODELS),
 
 
-rule mcmc_mle_compute_optimum:  # training data and the exact constrained optimum eta* (enumeration)
+use rule experiment_step as mcmc_mle_compute_optimum with:  # training data and the exact constrained optimum eta* (enumeration)
     output:
         training_data=result("mcmc_mle/{mle_model}/training_data.npz"),
         theta_star=result("mcmc_mle/{mle_model}/theta_star.npz"),
@@ -17,19 +17,13 @@ rule mcmc_mle_compute_optimum:  # training data and the exact constrained optimu
         result("logs/mcmc_mle/compute_optimum_{mle_model}.log"),
     benchmark:
         result("benchmarks/snakemake/mcmc_mle_compute_optimum_{mle_model}.tsv")
-    conda:
-        CONDA_ENV
     resources:
         mem_mb=memory_mb("mcmc_mle"),
     params:
-        python=PYTHON,
-        args=step_args("mcmc_mle"),
-    shell:
-        "{params.python} -m dogs.experiments.mcmc_mle compute-optimum {params.args}"
-        " > {log} 2>&1"
+        **step("mcmc_mle", "compute-optimum"),
 
 
-rule mcmc_mle_compute_trace:  # sampler: projected stochastic gradient ascent, both scans, every replicate
+use rule experiment_step as mcmc_mle_compute_trace with:  # sampler: projected stochastic gradient ascent, both scans, every replicate
     input:
         training_data=result("mcmc_mle/{mle_model}/training_data.npz"),
         theta_star=result("mcmc_mle/{mle_model}/theta_star.npz"),
@@ -39,20 +33,14 @@ rule mcmc_mle_compute_trace:  # sampler: projected stochastic gradient ascent, b
         result("logs/mcmc_mle/compute_trace_{mle_model}.log"),
     benchmark:
         result("benchmarks/snakemake/mcmc_mle_compute_trace_{mle_model}.tsv")
-    conda:
-        CONDA_ENV
     threads: ALL_CORES  # independent chains over every core (numba prange)
     resources:
         mem_mb=memory_mb("mcmc_mle"),
     params:
-        python=PYTHON,
-        args=step_args("mcmc_mle"),
-    shell:
-        "{params.python} -m dogs.experiments.mcmc_mle compute-trace {params.args}"
-        " > {log} 2>&1"
+        **step("mcmc_mle", "compute-trace"),
 
 
-rule mcmc_mle_summarise:
+use rule experiment_step as mcmc_mle_summarise with:
     """DoGS §5.3 (MCMC maximum likelihood): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         traces=expand(
@@ -63,16 +51,11 @@ rule mcmc_mle_summarise:
         claims=result("claims/mcmc_mle.json"),
     log:
         result("logs/mcmc_mle/summarise.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("mcmc_mle"),
-    shell:
-        "{params.python} -m dogs.experiments.mcmc_mle summarise {params.args} > {log} 2>&1"
+        **step("mcmc_mle", "summarise"),
 
 
-rule mcmc_mle_plot_fig3:
+use rule experiment_step as mcmc_mle_plot_fig3 with:
     """DoGS §5.3 (MCMC maximum likelihood): draws Fig. 3 (the target is `fig3`)."""
     input:
         traces=expand(
@@ -81,7 +64,12 @@ rule mcmc_mle_plot_fig3:
     output:
         figure=report(
             figure("mcmc_mle/fig3_parameter_error.png"),
-            caption="captions/mcmc_mle_fig3.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 3: parameter error of projected stochastic gradient ascent on "
+                "the 3x3 and 4x4 Ising models of Domke (2015) with gradient estimates from the "
+                "uniform random scan and from DoGS, against the work in site updates, five replicates"
+                " each."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.3 MCMC maximum likelihood",
             labels={
@@ -93,13 +81,18 @@ rule mcmc_mle_plot_fig3:
         ),
     log:
         result("logs/mcmc_mle/plot_fig3.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("mcmc_mle"),
-    shell:
-        "{params.python} -m dogs.experiments.mcmc_mle plot-fig3 {params.args} > {log} 2>&1"
+        **step("mcmc_mle", "plot-fig3"),
 
 
 CLAIM_FILES.append(result("claims/mcmc_mle.json"))
+
+
+# ---- Named targets, each declared with `target` (rules/common.smk)
+rule fig3:
+    """DoGS Fig. 3 (§5.3): MCMC maximum likelihood (with Liu & Domke's projection), parameter error vs gradient step and site updates, uniform scan vs DoGS; figures/mcmc_mle/."""
+    input:
+        figure("mcmc_mle/fig3_parameter_error.png"),
+
+
+target("fig3")

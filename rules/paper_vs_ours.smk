@@ -7,7 +7,7 @@ import glob
 from dogs.workflow.published import KEY_FIGURES
 
 
-rule paper_vs_ours_summarise:
+use rule experiment_step as paper_vs_ours_summarise with:
     """All four papers: the paper-vs-ours table from config/claims/ and every family's measured claims (the target is `table_paper_vs_ours`)."""
     input:
         claims=sorted(glob.glob("config/claims/*.yaml")),
@@ -16,7 +16,9 @@ rule paper_vs_ours_summarise:
         md=result("paper_vs_ours/paper_vs_ours.md"),
         html=report(
             result("paper_vs_ours/paper_vs_ours.html"),
-            caption="captions/paper_vs_ours.rst",
+            caption=caption(
+                "The paper-vs-ours table: one row per published claim of the four papers, with the paper's value, the quantity we compare, the criterion and the wording of our measurement (config/claims/, one file per paper), our measured value and the verdict."
+            ),
             category="0. Paper vs ours, all four papers",
             subcategory="the table",
             labels={
@@ -29,13 +31,8 @@ rule paper_vs_ours_summarise:
         csv=result("paper_vs_ours/paper_vs_ours.csv"),
     log:
         result("logs/paper_vs_ours/summarise.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args(given={"needs_data": NEEDS_DATA}),
-    shell:
-        "{params.python} -m dogs.experiments.paper_vs_ours summarise {params.args} > {log} 2>&1"
+        **step("paper_vs_ours", "summarise", given={"needs_data": NEEDS_DATA}),
 
 
 rule paper_vs_ours_publish:
@@ -73,3 +70,23 @@ rule paper_vs_ours_publish:
     shell:
         "{params.python} -m dogs.workflow.published publish --results {params.results:q} --figures {params.figures:q} "
         "--out docs/results --readme README.md {params.told} > {log} 2>&1"
+
+
+# ---- Named targets, each declared with `target` (rules/common.smk)
+rule table_paper_vs_ours:
+    """All four papers: the paper-vs-ours table, one row per claim with its verdict; results/paper_vs_ours/."""
+    input:
+        result("paper_vs_ours/paper_vs_ours.md"),
+        result("paper_vs_ours/paper_vs_ours.html"),
+
+
+target("table_paper_vs_ours")
+
+
+rule docs_results:
+    """Publishes the paper-vs-ours table and the key figures of a paper-scale run in docs/results/ (to commit), stamped with the run's git revision, date and machine, and regenerates the README's verdict counts from the table."""
+    input:
+        rules.paper_vs_ours_publish.output,
+
+
+target("docs_results", in_all=False)

@@ -3,9 +3,10 @@
 #   -> summarise (per grid side: summary.json, speed-up table) -> summarise-claims; the figure rules only plot.
 # The main grid (timing.main_side, paper 1000) has timing.main_trials trials: trial 0 is Fig. 2, the
 # others Fig. 10; the small grid (timing.small_side, paper 300) has one trial, Fig. 11. Figure names
-# are fixed by role (the Snakefile's targets); result folders carry the actual side.
-# Every rule runs `python -m dogs.experiments.timing <step> {params.args}`: step_args (common.smk) passes the
-# config slice, the seed, and the rule's named inputs, outputs and wildcards (dogs/workflow/shell.py).
+# are fixed by role (the targets at the end of this file); result folders carry the actual side.
+# Every step rule (`use rule experiment_step`, the Snakefile) runs `python -m dogs.experiments.timing <step>
+# {params.args}`: step() (rules/common.smk) passes the config slice, the seed, and the rule's named inputs,
+# outputs and wildcards (dogs/workflow/shell.py).
 
 TIMING_MAIN = config["timing"]["main_side"]
 TIMING_SMALL = config["timing"]["small_side"]
@@ -19,7 +20,7 @@ TIMING_TRIALS = {
 }
 
 
-rule timing_compute:
+use rule experiment_step as timing_compute with:
     output:
         run=result("timing/L{side}/trial{trial}/run.json"),
         trace=result("timing/L{side}/trial{trial}/trace.csv"),
@@ -31,22 +32,14 @@ rule timing_compute:
         side=r"\d+",
         trial=r"\d+",
     priority: CLOCKED
-    conda:
-        CONDA_ENV
-    # A timed rule takes every core so that Snakemake never runs another of its jobs beside it
-    # (the job itself is single-threaded), and runs before the rest (CLOCKED, rules/common.smk);
-    # other load on the machine is recorded, not prevented.
     threads: ALL_CORES
     resources:
         mem_mb=memory_mb("timing"),
     params:
-        python=PYTHON,
-        args=step_args("timing"),
-    shell:
-        "{params.python} -m dogs.experiments.timing compute {params.args} > {log} 2>&1"
+        **step("timing", "compute"),
 
 
-rule timing_summarise:
+use rule experiment_step as timing_summarise with:
     input:
         runs=lambda w: [
             result(f"timing/L{w.side}/trial{k}/run.json")
@@ -63,16 +56,11 @@ rule timing_summarise:
         result("logs/timing/L{side}/summarise.log"),
     wildcard_constraints:
         side=r"\d+",
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("timing"),
-    shell:
-        "{params.python} -m dogs.experiments.timing summarise {params.args} > {log} 2>&1"
+        **step("timing", "summarise"),
 
 
-rule timing_compute_epsilon:
+use rule experiment_step as timing_compute_epsilon with:
     """DoGS §5.2 (end-to-end timing), a compute step: App. B.2: the DoGS bias for smaller early-stopping levels (main grid, trial 0)."""
     output:
         epsilon=result(f"timing/L{TIMING_MAIN}/epsilon_sweep.csv"),
@@ -80,18 +68,13 @@ rule timing_compute_epsilon:
         result("logs/timing/epsilon_sweep.log"),
     benchmark:
         result("benchmarks/snakemake/timing_compute_epsilon.tsv")
-    conda:
-        CONDA_ENV
     resources:
         mem_mb=memory_mb("timing"),
     params:
-        python=PYTHON,
-        args=step_args("timing"),
-    shell:
-        "{params.python} -m dogs.experiments.timing compute-epsilon {params.args} > {log} 2>&1"
+        **step("timing", "compute-epsilon"),
 
 
-rule timing_summarise_claims:
+use rule experiment_step as timing_summarise_claims with:
     """DoGS §5.2 (end-to-end timing): the summary tables and the measured claims of the paper-vs-ours table."""
     input:
         main=result(f"timing/L{TIMING_MAIN}/summary.json"),
@@ -101,16 +84,11 @@ rule timing_summarise_claims:
         claims=result("claims/timing.json"),
     log:
         result("logs/timing/claims.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("timing"),
-    shell:
-        "{params.python} -m dogs.experiments.timing summarise-claims {params.args} > {log} 2>&1"
+        **step("timing", "summarise-claims"),
 
 
-rule timing_plot_fig2:
+use rule experiment_step as timing_plot_fig2 with:
     """DoGS §5.2 (end-to-end timing): draws Fig. 2 (the target is `fig2`)."""
     input:
         summary=result(f"timing/L{TIMING_MAIN}/summary.json"),
@@ -119,7 +97,9 @@ rule timing_plot_fig2:
     output:
         figure=report(
             figure("timing/fig2_L1000.png"),
-            caption="captions/timing_fig2.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 2: the estimate of E[X_1] against wall-clock time for the systematic scan and the DoGS scan on a 1000x1000 Ising grid, and the end-to-end speed-up of DoGS (setup included) against the number of sample points, measured and predicted, beside the speed-up the paper's own timings imply."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.2 timing",
             labels={
@@ -131,16 +111,11 @@ rule timing_plot_fig2:
         ),
     log:
         result("logs/timing/fig2.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("timing"),
-    shell:
-        "{params.python} -m dogs.experiments.timing plot-fig2 {params.args} > {log} 2>&1"
+        **step("timing", "plot-fig2"),
 
 
-rule timing_plot_fig10:
+use rule experiment_step as timing_plot_fig10 with:
     """DoGS §5.2 (end-to-end timing): draws Fig. 10 (the target is `fig10`)."""
     input:
         summary=result(f"timing/L{TIMING_MAIN}/summary.json"),
@@ -152,7 +127,10 @@ rule timing_plot_fig10:
     output:
         figure=report(
             figure("timing/fig10_L1000_trials.png"),
-            caption="captions/timing_fig10.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 10 (App. B.2): the timing run of Fig. 2 on independent random "
+                "grids."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.2 timing",
             labels={
@@ -164,16 +142,11 @@ rule timing_plot_fig10:
         ),
     log:
         result("logs/timing/fig10.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("timing"),
-    shell:
-        "{params.python} -m dogs.experiments.timing plot-fig10 {params.args} > {log} 2>&1"
+        **step("timing", "plot-fig10"),
 
 
-rule timing_plot_fig11:
+use rule experiment_step as timing_plot_fig11 with:
     """DoGS §5.2 (end-to-end timing): draws Fig. 11 (the target is `fig11`)."""
     input:
         summary=result(f"timing/L{TIMING_SMALL}/summary.json"),
@@ -182,7 +155,9 @@ rule timing_plot_fig11:
     output:
         figure=report(
             figure("timing/fig11_L300.png"),
-            caption="captions/timing_fig11.rst",
+            caption=caption(
+                "Regenerates DoGS Fig. 11 (App. B.2): the timing run on a 300x300 grid."
+            ),
             category="1. DoGS (Mitliagkas & Mackey 2017)",
             subcategory="§5.2 timing",
             labels={
@@ -194,13 +169,36 @@ rule timing_plot_fig11:
         ),
     log:
         result("logs/timing/fig11.log"),
-    conda:
-        CONDA_ENV
     params:
-        python=PYTHON,
-        args=step_args("timing"),
-    shell:
-        "{params.python} -m dogs.experiments.timing plot-fig11 {params.args} > {log} 2>&1"
+        **step("timing", "plot-fig11"),
 
 
 CLAIM_FILES.append(result("claims/timing.json"))
+
+
+# ---- Named targets, each declared with `target` (rules/common.smk)
+rule fig2:
+    """DoGS Fig. 2 (§5.2): 10^6-variable Ising, estimate of E[X_1] vs wall-clock time and end-to-end speed-up; figures/timing/."""
+    input:
+        figure("timing/fig2_L1000.png"),
+
+
+target("fig2")
+
+
+rule fig10:
+    """DoGS Fig. 10 (App. B.2): three more independent trials of Fig. 2 (1000x1000); figures/timing/."""
+    input:
+        figure("timing/fig10_L1000_trials.png"),
+
+
+target("fig10")
+
+
+rule fig11:
+    """DoGS Fig. 11 (App. B.2): Fig. 2 at 300x300; figures/timing/."""
+    input:
+        figure("timing/fig11_L300.png"),
+
+
+target("fig11")

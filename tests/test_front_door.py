@@ -1,5 +1,6 @@
 """The front door: the README's generated verdict counts, the published results in docs/results/, the figure index
-(README and ``snakemake --list-target-rules``), and the files that make the work citable and reusable."""
+(generated from the rules' declared targets, and ``snakemake --list-target-rules``), and the files that make the work
+citable and reusable."""
 
 from __future__ import annotations
 
@@ -172,9 +173,10 @@ def test_the_compact_table_has_one_line_per_claim_each_linked_to_its_reading(tmp
 
 
 def test_the_key_figures_exist_as_workflow_outputs():
-    text = (ROOT / "Snakefile").read_text()
+    targets = "\n".join(re.findall(r'^rule \w+:\n(?:    .*\n)*', "\n".join(
+        path.read_text() for path in sorted((ROOT / "rules").glob("*.smk"))), flags=re.M))
     for rel, paper, _ in published.KEY_FIGURES:
-        assert f'figure("{rel}")' in text, f"{rel} is no target's figure in the Snakefile"
+        assert f'figure("{rel}")' in targets, f"{rel} is no target's figure in rules/*.smk"
         assert paper in PAPER_ORDER
 
 
@@ -206,18 +208,33 @@ def test_committed_table_matches_the_claims_config_and_the_readme():
 
 # ---- the figure index
 
-def _snakefile_targets() -> dict[str, str]:
-    """Every target rule of the Snakefile and its docstring (None when it has none)."""
-    text = (ROOT / "Snakefile").read_text()
-    return {name: doc for name, doc in re.findall(r'^rule (\w+):\n(?:    """(.*?)"""\n)?', text, flags=re.M | re.S)}
+def _declared_targets() -> list[dict]:
+    """Every target the rules files declare (``target(...)``), with its rule's docstring (docs/_ext/dogs_docs.py)."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    import dogs_docs
+
+    return dogs_docs.declared_targets(ROOT)
 
 
-def test_the_readme_figure_index_names_every_figure_and_table_target():
+def test_the_figure_index_lists_every_declared_target_and_no_hand_kept_list_remains():
+    targets = _declared_targets()
+    names = [t["name"] for t in targets]
+    assert len([n for n in names if n.startswith(("fig", "table"))]) >= 30 and len(set(names)) == len(names)
+    index = (ROOT / "docs" / "generated" / "figure-index.md").read_text(encoding="utf-8")
+    assert all(f"| `{name}` |" in index for name in names)
     readme = README.read_text()
-    targets = [name for name in _snakefile_targets() if name.startswith(("fig", "table"))]
-    assert len(targets) >= 30
-    missing = [name for name in targets if f"`{name}`" not in readme]
-    assert not missing, f"README's figure index lacks the targets {missing}"
+    assert "(docs/generated/figure-index.md)" in readme
+    # the README names a few targets as examples, never a list of them; the Snakefile names no family and defines
+    # no target of a family (its aggregate targets are derived from the declarations)
+    named = {name for name in names if re.search(rf"`{name}`|snakemake .*\b{name}\b", readme)}
+    assert len(named) <= 5, f"README.md names the targets {sorted(named)}: link the figure index instead"
+    snakefile = (ROOT / "Snakefile").read_text()
+    defined = set(re.findall(r"^rule (\w+):", snakefile, flags=re.M))
+    assert defined == {"experiment_step", "all_without_data", "all_with_data", "all"}, defined
+    families = {path.stem for path in (ROOT / "rules").glob("*.smk")} - {"common"}
+    mentioned = {f for f in families if re.search(rf"\b{f}\b", snakefile)}
+    assert not mentioned, f"the Snakefile names the families {sorted(mentioned)}"
+    assert len({name for name in names if re.search(rf"\b{name}\b", snakefile)}) <= 1
 
 
 def test_every_target_rule_says_which_paper_figure_or_table_it_makes():
@@ -227,9 +244,12 @@ def test_every_target_rule_says_which_paper_figure_or_table_it_makes():
     assert len(lines) > 40
     bare = [line for line in lines if not re.match(r"^\w+ \(.+\)$", line)]
     assert not bare, f"target rules without a docstring: {bare}"
-    for name, doc in _snakefile_targets().items():
-        if name.startswith(("fig", "table")):
-            assert re.search(r"(Fig|Figs|Table|Tables)\.? ?\d|table", doc), f"rule {name}: {doc!r} names no figure or table"
+    listed = {line.split(" ", 1)[0] for line in lines}
+    for target in _declared_targets():
+        assert target["name"] in listed, f"declared target {target['name']} is no target rule"
+        if target["name"].startswith(("fig", "table")):
+            assert re.search(r"(Fig|Figs|Table|Tables)\.? ?\d|table", target["doc"]), (
+                f"rule {target['name']}: {target['doc']!r} names no figure or table")
 
 
 # ---- reuse and citation

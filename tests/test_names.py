@@ -22,8 +22,17 @@ OLDER_RULE_NAMES = {"benchmark_gibbs", "benchmark_dogs", "benchmark_binary_sampl
 PATH = re.compile(r'\b(result|figure)\(\s*f?"([^"]+)"')
 
 
+#: A rule's first line: ``rule NAME:`` or ``use rule experiment_step as NAME with:`` (the Snakefile's step rule).
+RULE = re.compile(r"^(?:rule |use rule \w+ as )(\w+)(?: with)?:", flags=re.M)
+
+
 def _rules(text: str) -> list[str]:
-    return re.findall(r"^rule (\w+):", text, flags=re.M)
+    return RULE.findall(text)
+
+
+def _targets(text: str) -> set[str]:
+    """The named targets a rules file declares (``target("name", ...)``, rules/common.smk)."""
+    return set(re.findall(r'^target\("(\w+)"', text, flags=re.M))
 
 
 def test_every_rules_file_is_one_family_with_its_config_section_and_module():
@@ -43,8 +52,8 @@ def test_rules_outputs_logs_and_report_categories_carry_the_family_name(family):
     text = RULE_FILES[family]
     rules = _rules(text)
     assert rules, f"rules/{family}.smk defines no rule"
-    for rule in rules:
-        assert rule.startswith(family + "_") or rule in OLDER_RULE_NAMES, f"rules/{family}.smk: rule {rule}"
+    for rule in rules:  # a family's rules, and the named targets it declares
+        assert rule.startswith(family + "_") or rule in OLDER_RULE_NAMES | _targets(text), f"rules/{family}.smk: rule {rule}"
     paths = [path for _, path in PATH.findall(text)]
     assert paths
     allowed = (f"{family}/", f"logs/{family}/", f"claims/{family}.json")
@@ -60,10 +69,9 @@ def test_rules_outputs_logs_and_report_categories_carry_the_family_name(family):
     assert text.count("report(") == len(categories) == labelled, f"rules/{family}.smk: a report item without labels"
 
 
-def test_the_snakefile_targets_live_in_family_folders():
+def test_the_snakefile_names_no_path_and_includes_every_rules_file():
     text = (ROOT / "Snakefile").read_text()
-    folders = {path.split("/")[0] for _, path in PATH.findall(text)}
-    assert folders and folders <= set(RULE_FILES), f"targets outside a family folder: {folders - set(RULE_FILES)}"
+    assert not PATH.findall(text), "the Snakefile names result files: a family's targets belong in its rules file"
     # every rules file is included, common.smk first, by one loop over rules/*.smk (no line per family)
     assert re.search(r'^include: "rules/common\.smk"', text, flags=re.M)
     assert 'glob.glob(os.path.join(workflow.basedir, "rules", "*.smk"))' in text
@@ -87,8 +95,8 @@ def test_every_benchmark_file_is_read_back_as_its_rule():
             declared[name] = rule
     checked = 0
     for text in RULE_FILES.values():
-        for block in re.split(r"^rule ", text, flags=re.M)[1:]:
-            rule = block.split(":", 1)[0]
+        for block in re.split(r"^(?=rule |use rule )", text, flags=re.M)[1:]:
+            rule = RULE.match(block).group(1)
             found = re.search(r'benchmark:\s*result\(\s*"([^"]+)"', block)
             if not found:
                 continue

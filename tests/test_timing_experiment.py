@@ -62,9 +62,9 @@ def test_steps_follow_the_shell_scheme_and_match_the_rules():
     assert set(timing.EXPERIMENT.steps) == {"compute", "compute-epsilon", "summarise", "summarise-claims", "plot-fig2",
                                             "plot-fig10", "plot-fig11"}
     rules = (ROOT / "rules" / "timing.smk").read_text()
-    used = set(re.findall(r"-m dogs\.experiments\.timing ([\w-]+) \{params\.args\}", rules))
-    assert used == set(timing.EXPERIMENT.steps)
-    assert rules.count("args=step_args(\"timing\")") == len(used)
+    used = re.findall(r'\*\*step\("timing", "([\w-]+)"\)', rules)  # the params of `use rule experiment_step`
+    assert set(used) == set(timing.EXPERIMENT.steps) and len(used) == len(set(used))
+    assert rules.count("use rule experiment_step as timing_") == len(used)
 
 
 def test_speedup_formula():

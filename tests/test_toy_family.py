@@ -90,23 +90,20 @@ TOY_SETTINGS = {"count": 10, "low": 1, "high": 5}
 TOY_FILE = {"settings": TOY_SETTINGS, "smoke": {"count": 3}, "rates": {"toy_compute": 1e-6}, "schema": TOY_SCHEMA}
 
 TOY_RULES = '''
-rule toy_compute:
+use rule experiment_step as toy_compute with:
     output:
         values=result("toy/values.json"),
     log:
         result("logs/toy/compute.log"),
     benchmark:
-        result("benchmarks/toy/toy_compute.tsv")
+        result("benchmarks/snakemake/toy_compute.tsv")
     resources:
         mem_mb=memory_mb("toy"),
     params:
-        python=PYTHON,
-        args=step_args("toy"),
-    shell:
-        "{params.python} -m dogs.experiments.toy compute {params.args} > {log} 2>&1"
+        **step("toy", "compute"),
 
 
-rule toy_summarise:
+use rule experiment_step as toy_summarise with:
     input:
         values=result("toy/values.json"),
     output:
@@ -114,18 +111,19 @@ rule toy_summarise:
     log:
         result("logs/toy/summarise.log"),
     params:
-        python=PYTHON,
-        args=step_args("toy"),
-    shell:
-        "{params.python} -m dogs.experiments.toy summarise {params.args} > {log} 2>&1"
+        **step("toy", "summarise"),
 
 
 CLAIM_FILES.append(result("claims/toy.json"))
 
 
 rule toy:
+    """Toy Table 1: the sum of the toy numbers (a test); results/claims/toy.json."""
     input:
         result("claims/toy.json"),
+
+
+target("toy")
 '''
 
 #: The toy family's claims row (``config/claims/toy.yaml``): the paper's side, the criterion and the ``ours`` template.
@@ -262,6 +260,11 @@ def test_snakemake_plans_and_runs_the_toy_family_added_the_documented_way(tmp_pa
     work = _documented_copy(tmp_path)
     planned = _snakemake(work, "-n", "toy")
     assert planned.returncode == 0, (planned.stdout + planned.stderr)[-3000:]
+    # its declared target is in the figure index, generated from the rules files (no README to edit)
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    import dogs_docs
+
+    assert "| `toy` | Toy Table 1: the sum" in dogs_docs.figure_index(work)
     table = planned.stderr[planned.stderr.index("Estimated job time"):]
     assert "\n  toy " in table, table[:2000]
     assert "toy_compute" in planned.stdout + planned.stderr

@@ -1,7 +1,7 @@
 """Pages of the documentation site generated from the project's own sources, so they cannot drift from them.
 
 At ``builder-inited`` (before Sphinx reads any page) this writes MyST pages into ``docs/generated/`` (git-ignored,
-but for the three reference pages that the hand-written pages link to, committed so that the links work on GitHub
+but for the reference pages and the figure index that the hand-written pages and the README link to, committed so that the links work on GitHub
 too; ``python docs/_ext/dogs_docs.py`` rewrites them and tests/test_docs.py fails when they are stale):
 
 * ``configuration-reference.md``: every key of the run's schema (``config/schema.yaml`` and each family file's
@@ -20,7 +20,10 @@ too; ``python docs/_ext/dogs_docs.py`` rewrites them and tests/test_docs.py fail
 * ``figures-<paper>.md``: each paper's published figures (``docs/results/provenance.json``) with their captions,
   each linked to its full-size PNG;
 * ``deviations-<paper>.md``: each paper's rows of the deviations table of ``docs/paper-vs-ours.md``;
-* ``api-<package>.md``: the API reference of each public package (autodoc + numpydoc).
+* ``api-<package>.md``: the API reference of each public package (autodoc + numpydoc);
+* ``figure-index.md`` (committed: the README links to it): every named target of the workflow, declared in its
+  family's ``rules/<family>.smk`` with ``target(...)``, with the docstring of its rule (the paper figure or table it
+  makes and where it writes) and the data set it needs.
 
 The functions that find undocumented schema keys and CLI options are used by ``tests/test_docs.py`` too.
 """
@@ -467,6 +470,51 @@ def deviations_page(stem: str, paper_vs_ours: str) -> str:
     return "\n".join(table[:2] + rows) + "\n"
 
 
+# ------------------------------------------------------------------------------------------ figure index
+#: The papers of the figure index, in the report's order, by how a target's docstring starts (others come last).
+INDEX_PAPERS = [("DoGS", "DoGS (Mitliagkas & Mackey 2017)"), ("He et al.", "He, De Sa, Mitliagkas & Ré 2016"),
+                ("Annular augmentation", "Annular augmentation (Fagan, Bhandari & Cunningham 2017)")]
+
+
+def declared_targets(root: Path = ROOT) -> list[dict]:
+    """Every target declared in ``rules/*.smk`` (``target("name", needs=..., in_all=...)`` after its rule), in the
+    order the Snakefile includes them: ``{"name", "doc", "needs", "in_all", "file"}``."""
+    targets = []
+    for path in sorted((root / "rules").glob("*.smk")):
+        text = path.read_text(encoding="utf-8")
+        docs = dict(re.findall(r'^rule (\w+):\n    """(.*?)"""', text, flags=re.M | re.S))
+        for name, args in re.findall(r'^target\("(\w+)"(.*)\)$', text, flags=re.M):
+            if name not in docs:
+                raise ValueError(f"{path.name}: target {name!r} has no rule with a docstring above it")
+            needs = re.search(r'needs="(\w+)"', args)
+            targets.append({"name": name, "doc": " ".join(docs[name].split()), "needs": needs and needs.group(1),
+                            "in_all": "in_all=False" not in args, "file": f"rules/{path.name}"})
+    return targets
+
+
+def figure_index(root: Path = ROOT) -> str:
+    """The figure index page: every declared target by paper, with what it makes and the data set it needs."""
+    targets = declared_targets(root)
+    lines = ["# Figure index", "",
+             "Every figure and table has a named target: `snakemake --cores 2 <target>` makes it at paper scale, "
+             "`snakemake --cores 2 <target> --configfile config/smoke.yaml` at tiny scale (targets before "
+             "`--configfile`). Generated from the rules (`python docs/_ext/dogs_docs.py`): each target is declared "
+             "in its family's `rules/<family>.smk`, and its text is its rule's docstring. `snakemake` alone makes "
+             "every target marked \"all\" whose data set is present ([data](../data.md)).", ""]
+    groups = [(title, lambda t, key=key: t["doc"].startswith(key)) for key, title in INDEX_PAPERS]
+    groups.append(("All four papers, and beyond them",
+                   lambda t: not any(t["doc"].startswith(key) for key, _ in INDEX_PAPERS)))
+    for title, belongs in groups:
+        rows = [t for t in targets if belongs(t)]
+        if not rows:
+            continue
+        lines += [f"## {title}", "", "| target | what it makes | data set | in `all` |", "|---|---|---|---|"]
+        lines += [f"| `{t['name']}` | {_cell(t['doc'])} | {t['needs'] or ''} | {'yes' if t['in_all'] else 'no'} |"
+                  for t in rows]
+        lines.append("")
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------------------------------ API reference
 def api_page(title: str, modules: list[str]) -> str:
     lines = [f"# {title}", ""]
@@ -523,7 +571,8 @@ def committed_pages(root: Path = ROOT) -> dict[str, str]:
     from dogs.cli import build_parser
 
     return {"cli-reference.md": cli_reference(build_parser()),
-            "configuration-reference.md": configuration_reference(root), "api.md": api_index()}
+            "configuration-reference.md": configuration_reference(root), "api.md": api_index(),
+            "figure-index.md": figure_index(root)}
 
 
 def _on_builder_inited(app) -> None:

@@ -78,7 +78,8 @@ FIG8_DATASETS = ("synthetic25", "synthetic50")
 PROTOCOL_KEEPING = {"datasets", "chains", "inner_samples", "samplers"}
 
 
-def _units(spec: dict) -> int:
+def dataset_units(spec: dict) -> int:
+    """Units d of a data set's Boltzmann machine (6 for the heart-disease table)."""
     return 6 if spec["source"] == "heart_disease" else spec["units"]
 
 
@@ -493,7 +494,7 @@ def fig8_ratio_check(chains: dict, settings: dict, seed) -> pd.DataFrame:
     spec = settings["fig8_ratio_check"]
     dataset = spec["dataset"]
     present = [s for s in ("hmc", "cmh", *ANNULAR) if (MAIN, dataset, s) in chains]
-    d = _units(settings["datasets"][dataset]) if dataset in settings["datasets"] else 0
+    d = dataset_units(settings["datasets"][dataset]) if dataset in settings["datasets"] else 0
     if not present or d > MAX_SPLIT_ENUMERATION_UNITS:
         return pd.DataFrame()
     check = accuracy.ratio_check({SAMPLERS[s]: chains[(MAIN, dataset, s)]["weights"] for s in present},
@@ -565,7 +566,7 @@ def build_claims(errors: pd.DataFrame, fractions: pd.DataFrame, chains: dict, se
                                              SAMPLERS)
         sd = moments.pivot_table(index="weight", columns=["variant", "sampler"], values="sd")
         sd_ratio = (sd[(variant, "CMH")] / sd[(MAIN, "exact")]) if (MAIN, "exact") in sd else pd.Series([np.nan])
-        offset = authors_cmh_offset(_units(settings["datasets"][heart]), int(b1["inner_samples"].iloc[0]),
+        offset = authors_cmh_offset(dataset_units(settings["datasets"][heart]), int(b1["inner_samples"].iloc[0]),
                                     settings["travel_time_periods"])
         claims["aa_errata_b1_cmh_normalisation"] = measured(
             {"cmh_acceptance_authors": float(b1["acceptance"].mean()),

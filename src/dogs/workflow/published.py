@@ -1,6 +1,6 @@
 """Results you can see without running: the paper-vs-ours table and a few key figures, published in ``docs/results/``.
 
-``snakemake docs_results`` (its rule is in the ``Snakefile``) runs :func:`publish`: it copies, from the results and
+``snakemake docs_results`` (``rules/paper_vs_ours.smk``) runs :func:`publish`: it copies, from the results and
 figures folders of a paper-scale run, the paper-vs-ours table (``paper_vs_ours.csv`` and ``.md``) and the figures of
 :data:`KEY_FIGURES` (the ones that show each paper's main claims, at most :data:`MAX_PNG_BYTES` of PNG in all) into
 ``docs/results/``, and stamps them (``docs/results/provenance.json``) with the git revision(s) the results' sidecars

@@ -24,7 +24,8 @@ the guard (:mod:`dogs.workflow.guard`) runs its ``check`` and the cost engine (:
   numbers out of paths.
 - ``--threads`` is the rule's ``threads:``; the shell hands it to numba and BLAS before the step runs.
 
-The rule side of this contract is ``step_args`` in ``rules/common.smk``.
+The rule side of this contract is the ``experiment_step`` rule of the ``Snakefile`` (every step rule is ``use rule
+experiment_step as <family>_<step>``) and ``step``, ``step_args`` in ``rules/common.smk``.
 """
 
 from __future__ import annotations
