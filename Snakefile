@@ -13,6 +13,7 @@ import sys
 from dogs.experiments import FAMILIES
 from dogs.workflow.cost import time_table
 from dogs.workflow.guard import check_workflow_config, config_files_in_order
+from dogs.workflow.published import KEY_FIGURES, figure_family, publish_families
 
 
 configfile: "config/config.yaml"
@@ -258,10 +259,36 @@ rule table_paper_vs_ours:
         result("paper_vs_ours/paper_vs_ours.html"),
 
 
+# The families docs_results publishes: --config publish_families=[name,...], else every family with claims rows.
+PUBLISH_FAMILIES = publish_families(config.get("publish_families"))
+
+
 rule docs_results:
-    """Publishes the paper-vs-ours table and the key figures of a paper-scale run in docs/results/ (to commit), stamped with the run's git revision, date and machine, and regenerates the README's verdict counts from the table."""
+    """Publishes each family's rows of the paper-vs-ours table and its key figures from a paper-scale run in docs/results/ (to commit; `--config publish_families=[name]` republishes only those), each family stamped with its run's git revision, date and machine, and regenerates the README's verdict counts from the table."""
+    # No output: a refused publish (a dirty checkout, a run of another commit) leaves the published files as they were,
+    # which Snakemake would delete as a failed job's outputs; and the rule runs whenever it is asked for.
     input:
-        rules.paper_vs_ours_publish.output,
+        measured=[result(f"claims/{family}.json") for family in PUBLISH_FAMILIES],
+        figures=[figure(path) for path, _, _ in KEY_FIGURES if figure_family(path) in PUBLISH_FAMILIES],
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        results=RESULTS,
+        figures=FIGURES,
+        families=" ".join(PUBLISH_FAMILIES),
+        # refused from a dirty checkout or a run of another commit unless told (--config publish_allow_dirty=True ...)
+        told=" ".join(
+            flag
+            for key, flag in (
+                ("publish_allow_dirty", "--allow-dirty"),
+                ("publish_allow_other_commit", "--allow-other-commit"),
+            )
+            if config.get(key)
+        ),
+    shell:
+        "{params.python} -m dogs.workflow.published publish --results {params.results:q} --figures {params.figures:q} "
+        "--families {params.families} --out docs/results --readme README.md {params.told}"
 
 
 rule all_without_data:

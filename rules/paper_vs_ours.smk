@@ -1,10 +1,8 @@
 # The paper-vs-ours table, generated from the claims files of config/claims/ (one per paper, read in name order)
 # and every family's measured claims (CLAIM_FILES, read when the jobs are planned, so every rules file has appended
 # its own whatever the order of the includes); the families skipped for an absent data set (NEEDS_DATA,
-# rules/common.smk) are passed as settings.
+# rules/common.smk) are passed as settings. Publishing in docs/results/ is the Snakefile's `docs_results`.
 import glob
-
-from dogs.workflow.published import KEY_FIGURES
 
 
 rule paper_vs_ours_summarise:
@@ -37,39 +35,3 @@ rule paper_vs_ours_summarise:
     shell:
         "{params.python} -m dogs.experiments.paper_vs_ours summarise {params.args} > {log} 2>&1"
 
-
-rule paper_vs_ours_publish:
-    """All four papers: the table and the key figures of a paper-scale run published in docs/results/, stamped with their run (the target is `docs_results`)."""
-    input:
-        table=result("paper_vs_ours/paper_vs_ours.csv"),
-        markdown=result("paper_vs_ours/paper_vs_ours.md"),
-        figures=[figure(path) for path, _, _ in KEY_FIGURES],
-    output:
-        table="docs/results/paper_vs_ours.csv",
-        markdown="docs/results/paper_vs_ours.md",
-        provenance="docs/results/provenance.json",
-        figures=[f"docs/results/figures/{path}" for path, _, _ in KEY_FIGURES],
-    log:
-        # beside this repository's own results, not in the published run's folders (which may be read-only)
-        "results/logs/paper_vs_ours/publish.log",
-    conda:
-        CONDA_ENV
-    params:
-        python=PYTHON,
-        # the folders the inputs lie in, derived from the inputs themselves
-        results=lambda wildcards, input: os.path.dirname(os.path.dirname(input.table)),
-        figures=lambda wildcards, input: os.path.dirname(
-            os.path.dirname(input.figures[0])
-        ),
-        # refused from a dirty checkout or a run of another commit unless told (--config publish_allow_dirty=True ...)
-        told=" ".join(
-            flag
-            for key, flag in (
-                ("publish_allow_dirty", "--allow-dirty"),
-                ("publish_allow_other_commit", "--allow-other-commit"),
-            )
-            if config.get(key)
-        ),
-    shell:
-        "{params.python} -m dogs.workflow.published publish --results {params.results:q} --figures {params.figures:q} "
-        "--out docs/results --readme README.md {params.told} > {log} 2>&1"
