@@ -44,6 +44,9 @@ def _judged(row: dict, got: dict) -> tuple[str, list[str]]:
     """``(row verdict, verdict of each draw)`` of a measured row (:func:`dogs.claims.seeded_verdict`)."""
     if "criterion" not in row:
         raise ClaimsError(f"claim {row['id']!r} is measured but config/claims gives it no criterion")
+    if "by_seed" in got and "per_seed" not in row:
+        raise ClaimsError(f"claim {row['id']!r} is measured per draw (by_seed): declare its rule over draws in "
+                          "config/claims (per_seed: all, or typical with the reading saying why)")
     if "per_seed" in row and "by_seed" not in got:
         raise ClaimsError(f"claim {row['id']!r} is judged per seed (per_seed: {row['per_seed']}) but its experiment "
                           "measured no by_seed values; rerun its summarise step")
