@@ -145,7 +145,7 @@ def readme_block(table_csv: str | os.PathLike) -> str:
     lines.append(f"- **All papers** ({sum(total.values())} claims): {_count_text(total)}")
     if BEYOND_THE_PAPERS in counts:
         beyond = counts[BEYOND_THE_PAPERS]
-        lines.append(f"- **{BEYOND_THE_PAPERS}** ({sum(beyond.values())} findings of our own, counted apart): "
+        lines.append(f"- **{BEYOND_THE_PAPERS}** ({sum(beyond.values())} rows of ours, counted apart): "
                      f"{_count_text(beyond)}")
     lines.append(END)
     return "\n".join(lines)
@@ -406,11 +406,13 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def read_provenance(out_dir) -> dict:
+def read_provenance(out_dir, claims_dir=None) -> dict:
     """The provenance of the results published in ``out_dir`` (:data:`PROVENANCE`); empty when nothing is published.
 
     A stamp written before per-family publishing (one for the whole run, with ``table_written``) is read as that
-    stamp for every family of the published table, its figures assigned to their families."""
+    stamp for every family of the published table (the families of its rows: their ``family`` column, else what
+    ``claims_dir``, by default the repository's ``config/claims/``, gives their ids), its figures assigned to their
+    families."""
     path = Path(out_dir) / PROVENANCE
     if not path.is_file():
         return {"families": {}, "figures": [], "png_bytes": 0}
@@ -420,20 +422,20 @@ def read_provenance(out_dir) -> dict:
     run = {"run_git_revisions": stamp["run_git_revisions"], "measured": stamp["table_written"],
            "published": stamp["published"], "published_from_git_revision": stamp["published_from_git_revision"],
            "checks_overridden": stamp["checks_overridden"], "machine": stamp["machine"]}
-    families = _published_families(out_dir)
+    families = _published_families(out_dir, claims_dir)
     return {"families": {family: dict(run) for family in families},
             "figures": [{**item, "family": figure_family(item["file"].removeprefix("figures/"))}
                         for item in stamp["figures"]],
             "png_bytes": stamp["png_bytes"]}
 
 
-def _published_families(out_dir) -> list[str]:
+def _published_families(out_dir, claims_dir=None) -> list[str]:
     """The families of the published table's rows, in the table's order (a table published before its rows named
     their family: the families the claims files give its ids)."""
     table = pd.read_csv(Path(out_dir) / TABLE, dtype=str, keep_default_na=False)
     if "family" in table.columns:
         return list(dict.fromkeys(table["family"]))
-    rows = {row["id"]: row["family"] for row in load_paper_claims(_claims_dir(out_dir))}
+    rows = {row["id"]: row["family"] for row in load_paper_claims(claims_dir or _claims_dir(out_dir))}
     unknown = sorted(set(table["id"]) - set(rows))
     if unknown:
         raise ValueError(f"{Path(out_dir) / TABLE}: rows with no family in the claims files: {', '.join(unknown)}")
@@ -550,8 +552,9 @@ def relabel(out_dir, claims_dir=None, repository=".") -> dict:
     or lost one that is. Each family whose rows changed records the commit whose claims files were applied
     (``relabelled`` in its stamp). A table published before per-family provenance is converted to this layout."""
     out_dir = Path(out_dir)
-    provenance = read_provenance(out_dir)
-    claim_rows = load_paper_claims(Path(claims_dir) if claims_dir else _claims_dir(out_dir))
+    claims_dir = Path(claims_dir) if claims_dir else _claims_dir(out_dir)
+    provenance = read_provenance(out_dir, claims_dir)
+    claim_rows = load_paper_claims(claims_dir)
     by_id = {row["id"]: row for row in claim_rows}
     old = pd.read_csv(out_dir / TABLE, dtype=str, keep_default_na=False)
     added, lost = sorted(set(by_id) - set(old["id"])), sorted(set(old["id"]) - set(by_id))
