@@ -364,7 +364,7 @@ def verdicts_table(table_csv: Path) -> str:
     lines = ["::::{tab-set}", ""]
     for label, chosen in tabs:
         table = compact_table(chosen, reading=lambda row_id: f"{{ref}}`reading <{CLAIM_LABEL.format(id=row_id)}>`",
-                              verdict=_badge)
+                              verdict=_badge, run=None)
         lines += [f":::{{tab-item}} {label} ({len(chosen)})", "", table, ":::", ""]
     return "\n".join(lines + ["::::", ""])
 

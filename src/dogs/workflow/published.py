@@ -207,10 +207,10 @@ def compact_table(rows: list[dict], reading=lambda row_id: f"[reading](#claim-{r
     """The compact table (Markdown) of ``rows`` (:func:`compact_rows`): one line per claim, the verdict as
     ``verdict(v)`` shows it (default: a coloured mark and the word, for GitHub), the last cell ``reading(id)``
     (default: a link to the reading's anchor that :func:`compose_markdown` writes) and, for a row that names its
-    family, ``run(family)`` (default: a link to its family's run)."""
+    family, ``run(family)`` (default: a link to its family's run; None: no link)."""
     lines = ["| paper | where | claim | verdict | paper → ours | row |", "|---|---|---|---|---|---|"]
     for row in rows:
-        links = reading(row["id"]) + (f" · {run(row['family'])}" if row.get("family") else "")
+        links = reading(row["id"]) + (f" · {run(row['family'])}" if run and row.get("family") else "")
         cells = [markdown_text(row["paper"]), markdown_text(row["where"]), markdown_text(row["claim"]),
                  verdict(row["verdict"]),
                  f"{markdown_text(row['paper_value'])} → {markdown_text(row['ours'])}", links]
