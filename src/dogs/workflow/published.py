@@ -1,6 +1,6 @@
 """Results you can see without running: the paper-vs-ours table and a few key figures, published in ``docs/results/``.
 
-``snakemake docs_results`` (its rule is in ``rules/paper_vs_ours.smk``) runs :func:`publish`: from the results and
+``snakemake docs_results`` (its rule is in the ``Snakefile``) runs :func:`publish`: from the results and
 figures folders of a paper-scale run, it judges the rows of each published experiment family (the family's measured
 claims, ``<results>/claims/<family>.json``, against ``config/claims/``), copies that family's figures of
 :data:`KEY_FIGURES` (the ones that show each paper's main claims, at most :data:`MAX_PNG_BYTES` of PNG in all) into
@@ -99,8 +99,9 @@ TABLE = "paper_vs_ours.csv"
 PAGE = "paper_vs_ours.md"
 #: The provenance file of the published results: ``{"families": {family: its run's stamp}, "figures": [...],
 #: "png_bytes": n}``; a stamp holds ``run_git_revisions``, ``measured``, ``published``,
-#: ``published_from_git_revision``, ``checks_overridden``, ``machine`` and, when the rows' words were refreshed
-#: from later claims files without a run (:func:`relabel`), ``relabelled``.
+#: ``published_from_git_revision``, ``checks_overridden``, ``machine`` (the publishing one, where the run's results
+#: are) and, when the rows' words were refreshed from later claims files without a run (:func:`relabel`),
+#: ``relabelled``. A converted stamp of a whole-run publish gives the table's date as ``measured``.
 PROVENANCE = "provenance.json"
 #: The columns of a published row that come from the claims files, not from the run (:func:`relabel` refreshes them).
 WORDED_COLUMNS = ("paper", "where", "claim", "paper_value", "quantity", "reading", "paper_evidence")
@@ -184,7 +185,8 @@ def shorten(text: str, limit: int, *, first_clause: bool = False) -> str:
 
 def compact_rows(table_csv: str | os.PathLike) -> list[dict]:
     """The rows of a paper-vs-ours CSV in short form, in the table's order: ``id``, ``paper``, ``verdict``,
-    ``family`` (empty in a table without it) as they are, ``where``, ``claim``, ``paper_value`` and ``ours`` cut by :func:`shorten` (:data:`SHORT_LIMITS`)."""
+    ``family`` (empty in a table without it) as they are, ``where``, ``claim``, ``paper_value`` and ``ours`` cut by
+    :func:`shorten` (:data:`SHORT_LIMITS`)."""
     verdict_counts(table_csv)  # refuses a file that is no paper-vs-ours table, and unknown verdicts
     table = pd.read_csv(table_csv, dtype=str, keep_default_na=False)
     return [{"id": row["id"], "paper": row["paper"], "verdict": row["verdict"], "family": row.get("family", ""),
@@ -505,8 +507,9 @@ def publish(results_dir, figures_dir, out_dir, repository=".", *, families=None,
     unfit = [problem for rel, paper, caption in figures if (problem := figure_problem(figures_dir / rel, paper, caption))]
     if unfit:
         raise ValueError("; ".join(unfit))
-    provenance = read_provenance(out_dir)
-    kept_figures = [item for item in provenance["figures"] if item["family"] not in families]
+    provenance = read_provenance(out_dir, claims_dir)
+    key_files = [f"figures/{rel}" for rel, _, _ in KEY_FIGURES]
+    kept_figures = [item for item in provenance["figures"] if item["family"] not in families and item["file"] in key_files]
     png_bytes = (sum((figures_dir / rel).stat().st_size for rel, _, _ in figures)
                  + sum((out_dir / item["file"]).stat().st_size for item in kept_figures))
     if png_bytes > MAX_PNG_BYTES:
@@ -536,7 +539,7 @@ def publish(results_dir, figures_dir, out_dir, repository=".", *, families=None,
         "families": {family: stamps.get(family) or provenance["families"][family] for family in order},
         "figures": sorted(kept_figures + [{"file": f"figures/{rel}", "paper": paper, "figure": caption,
                                            "family": figure_family(rel)} for rel, paper, caption in figures],
-                          key=lambda item: [rel for rel, _, _ in KEY_FIGURES].index(item["file"][len("figures/"):])),
+                          key=lambda item: key_files.index(item["file"])),
         "png_bytes": png_bytes,
     }
     _write_published(out_dir, table, provenance, {rel: (figures_dir / rel).read_bytes() for rel, _, _ in figures})
