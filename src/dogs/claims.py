@@ -1,11 +1,11 @@
 """Paper-vs-ours claims as data: experiments report measured numbers, ``config/claims/`` judges and words them.
 
 ``config/claims/`` holds one YAML file per paper (``dogs.yaml``, ``he2016.yaml``, ``annular.yaml``) and one per
-experiment family of our own (``<family>.yaml``), read in name order, with one row per claim: where it is, what the paper says, the paper's value, the *quantity* we
-compare, the *criterion* that turns our measured value into a verdict and the *ours* template that words our
-measurement. Each experiment's *summarise* step only measures: it writes ``<results>/claims/<family>.json``
-with, per claim id, the measured number(s) and the named quantities the row's template reads
-(:func:`measured`). The renderer (:mod:`dogs.experiments.paper_vs_ours`) joins the two, renders the template
+experiment family of our own (``<family>.yaml``), read in name order, with one row per claim: where it is, what the
+paper says, the paper's value, the *quantity* we compare, the *criterion* that turns our measured value into a
+verdict and the *ours* template that words our measurement. Each experiment's *summarise* step only measures: it
+writes ``<results>/claims/<family>.json`` with, per claim id, the measured number(s) and the named quantities the
+row's template reads (:func:`measured`). The renderer (:mod:`dogs.experiments.paper_vs_ours`) joins the two, renders the template
 (:func:`render_ours`) and applies :func:`verdict`; a claim with no measurement reads "needs data" when its
 experiment family did not run for want of its data set (the workflow skips that family and tells the renderer
 so), and "not yet run" otherwise. No threshold and no sentence lives in experiment code.
@@ -116,11 +116,11 @@ from dogs.io import read_json, write_json
 
 __all__ = [
     "BEYOND_THE_PAPERS",
-    "CATEGORY_ORDER",
     "PAPER_ORDER",
     "VERDICTS",
     "WORDED_IN_CODE",
     "ClaimsError",
+    "category_key",
     "check_criterion",
     "describe",
     "format_seconds",
@@ -141,8 +141,6 @@ __all__ = [
 PAPER_ORDER = ("DoGS", "He et al. 2016", "Liu & Domke 2014", "Annular augmentation")
 #: The ``paper`` of a row that no paper claims: a finding of our own, listed after the papers and counted apart.
 BEYOND_THE_PAPERS = "Beyond the papers"
-#: The order of the table's sections: the papers, then the rows beyond them.
-CATEGORY_ORDER = (*PAPER_ORDER, BEYOND_THE_PAPERS)
 VERDICTS = ("reproduced", "partly", "inconclusive", "not reproduced", "information", "needs data", "not yet run")
 NEEDS_DATA = "needs data"  # the renderer's verdicts for a claim with no measurement
 NOT_YET_RUN = "not yet run"

@@ -23,8 +23,8 @@ from dogs.claims import (NEEDS_DATA, NOT_YET_RUN, VERDICTS, ClaimsError, categor
 from dogs.io import atomic_path, write_csv
 from dogs.workflow.shell import Experiment, SettingsError
 
-COLUMNS = ["id", "paper", "family", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict", "verdict_by_seed",
-           "reading", "paper_evidence"]
+COLUMNS = ["id", "paper", "family", "where", "claim", "paper_value", "quantity", "criterion", "ours", "verdict",
+           "verdict_by_seed", "reading", "paper_evidence"]
 
 
 SETTINGS_SCHEMA = {
