@@ -270,12 +270,16 @@ rule docs_results:
     input:
         measured=[result(f"claims/{family}.json") for family in PUBLISH_FAMILIES],
         figures=[figure(path) for path, _, _ in KEY_FIGURES if figure_family(path) in PUBLISH_FAMILIES],
+    log:
+        # beside this repository's own results, not in the published run's folders (which may be read-only)
+        "results/logs/paper_vs_ours/publish.log",
     conda:
-        CONDA_ENV
+        "envs/environment.yaml"  # CONDA_ENV is relative to rules/
     params:
         python=PYTHON,
-        results=RESULTS,
-        figures=FIGURES,
+        # the folders the inputs lie in, derived from the inputs themselves (a family may have no key figure)
+        results=lambda wildcards, input: os.path.dirname(os.path.dirname(input.measured[0])),
+        figures=lambda wildcards, input: os.path.dirname(os.path.dirname(input.figures[0])) if input.figures else FIGURES,
         families=" ".join(PUBLISH_FAMILIES),
         # refused from a dirty checkout or a run of another commit unless told (--config publish_allow_dirty=True ...)
         told=" ".join(
@@ -288,7 +292,7 @@ rule docs_results:
         ),
     shell:
         "{params.python} -m dogs.workflow.published publish --results {params.results:q} --figures {params.figures:q} "
-        "--families {params.families} --out docs/results --readme README.md {params.told}"
+        "--families {params.families} --out docs/results --readme README.md {params.told} > {log} 2>&1"
 
 
 rule all_without_data:
