@@ -1,10 +1,10 @@
 # The paper-vs-ours table, generated from the claims files of config/claims/ (one per paper, read in name order)
 # and every family's measured claims (CLAIM_FILES, read when the jobs are planned, so every rules file has appended
 # its own whatever the order of the includes); the families skipped for an absent data set (NEEDS_DATA,
-# rules/common.smk) are passed as settings.
+# rules/common.smk) are passed as settings. Publishing in docs/results/ is `docs_results`, below.
 import glob
 
-from dogs.workflow.published import KEY_FIGURES
+from dogs.workflow.published import KEY_FIGURES, figure_family, publish_families
 
 
 use rule experiment_step as paper_vs_ours_summarise with:
@@ -17,7 +17,7 @@ use rule experiment_step as paper_vs_ours_summarise with:
         html=report(
             result("paper_vs_ours/paper_vs_ours.html"),
             caption=caption(
-                "The paper-vs-ours table: one row per published claim of the four papers, with the paper's value, the quantity we compare, the criterion and the wording of our measurement (config/claims/, one file per paper), our measured value and the verdict."
+                "The paper-vs-ours table: one row per published claim of the four papers, with the paper's value, the quantity we compare, the criterion and the wording of our measurement (config/claims/), our measured value and the verdict."
             ),
             category="0. Paper vs ours, all four papers",
             subcategory="the table",
@@ -35,43 +35,6 @@ use rule experiment_step as paper_vs_ours_summarise with:
         **step("paper_vs_ours", "summarise", given={"needs_data": NEEDS_DATA}),
 
 
-rule paper_vs_ours_publish:
-    """All four papers: the table and the key figures of a paper-scale run published in docs/results/, stamped with their run (the target is `docs_results`)."""
-    input:
-        table=result("paper_vs_ours/paper_vs_ours.csv"),
-        markdown=result("paper_vs_ours/paper_vs_ours.md"),
-        figures=[figure(path) for path, _, _ in KEY_FIGURES],
-    output:
-        table="docs/results/paper_vs_ours.csv",
-        markdown="docs/results/paper_vs_ours.md",
-        provenance="docs/results/provenance.json",
-        figures=[f"docs/results/figures/{path}" for path, _, _ in KEY_FIGURES],
-    log:
-        # beside this repository's own results, not in the published run's folders (which may be read-only)
-        "results/logs/paper_vs_ours/publish.log",
-    conda:
-        CONDA_ENV
-    params:
-        python=PYTHON,
-        # the folders the inputs lie in, derived from the inputs themselves
-        results=lambda wildcards, input: os.path.dirname(os.path.dirname(input.table)),
-        figures=lambda wildcards, input: os.path.dirname(
-            os.path.dirname(input.figures[0])
-        ),
-        # refused from a dirty checkout or a run of another commit unless told (--config publish_allow_dirty=True ...)
-        told=" ".join(
-            flag
-            for key, flag in (
-                ("publish_allow_dirty", "--allow-dirty"),
-                ("publish_allow_other_commit", "--allow-other-commit"),
-            )
-            if config.get(key)
-        ),
-    shell:
-        "{params.python} -m dogs.workflow.published publish --results {params.results:q} --figures {params.figures:q} "
-        "--out docs/results --readme README.md {params.told} > {log} 2>&1"
-
-
 # ---- Named targets, each declared with `target` (rules/common.smk)
 rule table_paper_vs_ours:
     """All four papers: the paper-vs-ours table, one row per claim with its verdict; results/paper_vs_ours/."""
@@ -83,10 +46,51 @@ rule table_paper_vs_ours:
 target("table_paper_vs_ours")
 
 
+# The families docs_results publishes: --config publish_families=[name,...], else every family with claims rows.
+PUBLISH_FAMILIES = publish_families(config.get("publish_families"))
+
+
 rule docs_results:
-    """Publishes the paper-vs-ours table and the key figures of a paper-scale run in docs/results/ (to commit), stamped with the run's git revision, date and machine, and regenerates the README's verdict counts from the table."""
+    """Publishes each family's rows of the paper-vs-ours table and its key figures from a paper-scale run in docs/results/ (to commit; `--config publish_families=[name]` republishes only those), each family stamped with its run's git revision, date and machine, and regenerates the README's verdict counts from the table."""
+
+    # No output: a refused publish (a dirty checkout, a run of another commit) leaves the published files as they were,
+    # which Snakemake would delete as a failed job's outputs; and the rule runs whenever it is asked for.
     input:
-        rules.paper_vs_ours_publish.output,
+        measured=[result(f"claims/{family}.json") for family in PUBLISH_FAMILIES],
+        figures=[
+            figure(path)
+            for path, _, _ in KEY_FIGURES
+            if figure_family(path) in PUBLISH_FAMILIES
+        ],
+    log:
+        # beside this repository's own results, not in the published run's folders (which may be read-only)
+        "results/logs/paper_vs_ours/publish.log",
+    conda:
+        CONDA_ENV
+    params:
+        python=PYTHON,
+        # the folders the inputs lie in, derived from the inputs themselves (a family may have no key figure)
+        results=lambda wildcards, input: os.path.dirname(
+            os.path.dirname(input.measured[0])
+        ),
+        figures=lambda wildcards, input: (
+            os.path.dirname(os.path.dirname(input.figures[0]))
+            if input.figures
+            else FIGURES
+        ),
+        families=" ".join(PUBLISH_FAMILIES),
+        # refused from a dirty checkout or a run of another commit unless told (--config publish_allow_dirty=True ...)
+        told=" ".join(
+            flag
+            for key, flag in (
+                ("publish_allow_dirty", "--allow-dirty"),
+                ("publish_allow_other_commit", "--allow-other-commit"),
+            )
+            if config.get(key)
+        ),
+    shell:
+        "{params.python} -m dogs.workflow.published publish --results {params.results:q} --figures {params.figures:q} "
+        "--families {params.families} --out docs/results --readme README.md {params.told} > {log} 2>&1"
 
 
 target("docs_results", in_all=False)

@@ -127,7 +127,7 @@ target("toy")
 '''
 
 #: The toy family's claims row (``config/claims/toy.yaml``): the paper's side, the criterion and the ``ours`` template.
-TOY_CLAIMS = [{"id": "toy_sum", "paper": "Toy", "where": "the toy test", "claim": "the numbers sum to 6",
+TOY_CLAIMS = [{"id": "toy_sum", "paper": "Beyond the papers", "where": "the toy test", "claim": "the numbers sum to 6",
                "paper_value": "6", "family": "toy", "reading": "the sum of the first count numbers from low",
                "quantity": "sum", "criterion": {"reproduced": [{"equals": 6}]},
                "ours": "sum {total} of {count} numbers"}]

@@ -14,6 +14,7 @@ too; ``python docs/_ext/dogs_docs.py`` rewrites them and tests/test_docs.py fail
 * ``claims-<paper>.md``: each paper's rows of ``config/claims/*.yaml`` with their readings, and our value and
   verdict from the committed results table ``docs/results/paper_vs_ours.csv`` when it is there; each row is the
   target ``claim-<id>`` on its paper's page (the DoGS page for the §5.3 rows that the Liu & Domke page repeats);
+  ``claims-beyond.md`` holds the rows beyond the papers (findings of our own, counted apart from every paper);
 * ``verdicts-table.md``: the verdict page's table (``docs/verdicts.md``), one line per claim with its verdict as a
   coloured badge, in tabs that filter it by paper and by verdict (sphinx-design);
 * ``index-papers.md``: the home page's cards, each paper's verdict counts and one key figure;
@@ -49,6 +50,7 @@ PAPERS = [
     ("he2016", "He, De Sa, Mitliagkas & Ré 2016", lambda row: row["paper"].startswith("He et al")),
     ("liu-domke", "Liu & Domke 2014", lambda row: row["paper"] == "DoGS" and "§5.3" in row["where"]),
     ("annular", "Fagan, Bhandari & Cunningham 2017", lambda row: row["paper"].startswith("Annular")),
+    ("beyond", "Beyond the papers", lambda row: row["paper"] == "Beyond the papers"),
 ]
 
 #: Public packages and modules of the API reference: (page stem, title, modules).
@@ -332,7 +334,8 @@ def claims_page(stem: str, title: str, rows: list[dict], results: dict[str, dict
         lines += ["No results table is committed with this build (`docs/results/paper_vs_ours.csv`): the rows "
                   "below are the paper's side; `snakemake --cores 2 all` measures ours "
                   "(`results/paper_vs_ours/paper_vs_ours.md`).", ""]
-    for kind, chosen in (("Claims", [r for r in rows if "errata" not in r["id"]]),
+    for kind, chosen in (("Findings of our own" if stem == "beyond" else "Claims",
+                          [r for r in rows if "errata" not in r["id"]]),
                          ("Errata diagnostics", [r for r in rows if "errata" in r["id"]])):
         if not chosen:
             continue
@@ -385,7 +388,7 @@ def verdicts_table(table_csv: Path) -> str:
     lines = ["::::{tab-set}", ""]
     for label, chosen in tabs:
         table = compact_table(chosen, reading=lambda row_id: f"{{ref}}`reading <{CLAIM_LABEL.format(id=row_id)}>`",
-                              verdict=_badge)
+                              verdict=_badge, run=None)
         lines += [f":::{{tab-item}} {label} ({len(chosen)})", "", table, ":::", ""]
     return "\n".join(lines + ["::::", ""])
 
@@ -440,8 +443,9 @@ def figures_page(stem: str, provenance_path: Path) -> str:
     chosen = [f for f in provenance["figures"] if FIGURE_PAPERS[stem](f)]
     if not chosen:
         return "None of the published figures belongs to this paper: its results are the claim rows above.\n"
-    run = provenance["table_written"][:10]
-    lines = [f"From the paper-scale run of {run} (`docs/results/provenance.json` gives its commits and machine); "
+    runs = sorted({provenance["families"][figure["family"]]["measured"][:10] for figure in chosen})
+    lines = [f"From the paper-scale run{'s' if len(runs) > 1 else ''} of {', '.join(runs)} "
+             "(`docs/results/provenance.json` gives each family's commits and machine); "
              "`snakemake` regenerates each of them and the rest (targets above).", ""]
     for figure in chosen:
         # a width makes Sphinx link the image to its full-size PNG (html_scaled_image_link)

@@ -1,14 +1,19 @@
 """Paper-vs-ours claims as data: experiments report measured numbers, ``config/claims/`` judges and words them.
 
-``config/claims/`` holds one YAML file per paper (``dogs.yaml``, ``he2016.yaml``, ``annular.yaml``; read in name
-order) with one row per published claim: where it is, what the paper says, the paper's value, the *quantity* we
-compare, the *criterion* that turns our measured value into a verdict and the *ours* template that words our
-measurement. Each experiment's *summarise* step only measures: it writes ``<results>/claims/<family>.json``
-with, per claim id, the measured number(s) and the named quantities the row's template reads
-(:func:`measured`). The renderer (:mod:`dogs.experiments.paper_vs_ours`) joins the two, renders the template
+``config/claims/`` holds one YAML file per paper (``dogs.yaml``, ``he2016.yaml``, ``annular.yaml``) and one per
+experiment family of our own (``<family>.yaml``), read in name order, with one row per claim: where it is, what the
+paper says, the paper's value, the *quantity* we compare, the *criterion* that turns our measured value into a
+verdict and the *ours* template that words our measurement. Each experiment's *summarise* step only measures: it
+writes ``<results>/claims/<family>.json`` with, per claim id, the measured number(s) and the named quantities the
+row's template reads (:func:`measured`). The renderer (:mod:`dogs.experiments.paper_vs_ours`) joins the two, renders the template
 (:func:`render_ours`) and applies :func:`verdict`; a claim with no measurement reads "needs data" when its
 experiment family did not run for want of its data set (the workflow skips that family and tells the renderer
 so), and "not yet run" otherwise. No threshold and no sentence lives in experiment code.
+
+A row's ``paper`` is the paper that makes the claim (:data:`PAPER_ORDER`) or :data:`BEYOND_THE_PAPERS`: a finding
+of our own that no paper claims (a setting of ours, a benchmark of our code, a diagnostic of an author's code, or
+any row of a family of our own). Such a row sits beside the paper experiment it extends, names that paper in its
+``where``, and is counted apart: its verdict never adds to a paper's counts (:func:`is_beyond_the_papers`).
 
 Every row also carries a ``reading``: the sentence of the paper it tests, the figure convention it
 follows and why each threshold is where it is, so that a reader can check that the criterion reads the
@@ -110,13 +115,16 @@ import yaml
 from dogs.io import read_json, write_json
 
 __all__ = [
+    "BEYOND_THE_PAPERS",
     "PAPER_ORDER",
     "VERDICTS",
     "WORDED_IN_CODE",
     "ClaimsError",
+    "category_key",
     "check_criterion",
     "describe",
     "format_seconds",
+    "is_beyond_the_papers",
     "load_measured",
     "load_paper_claims",
     "measured",
@@ -131,6 +139,8 @@ __all__ = [
 #: The papers (the claims' ``paper`` field) in the order the table, the README and the report list them: the central
 #: paper first, then He et al., Liu & Domke (whose rows sit in DoGS §5.3) and annular augmentation.
 PAPER_ORDER = ("DoGS", "He et al. 2016", "Liu & Domke 2014", "Annular augmentation")
+#: The ``paper`` of a row that no paper claims: a finding of our own, listed after the papers and counted apart.
+BEYOND_THE_PAPERS = "Beyond the papers"
 VERDICTS = ("reproduced", "partly", "inconclusive", "not reproduced", "information", "needs data", "not yet run")
 NEEDS_DATA = "needs data"  # the renderer's verdicts for a claim with no measurement
 NOT_YET_RUN = "not yet run"
@@ -162,6 +172,19 @@ WORDED_IN_CODE = frozenset({
     "he2016_table1_soft_random",
     "he2016_table1_soft_worst",
 })
+
+
+def is_beyond_the_papers(paper: str) -> bool:
+    """Whether a row of ``paper`` (its ``paper`` field) is a finding of our own, counted apart from every paper."""
+    return paper == BEYOND_THE_PAPERS
+
+
+def category_key(paper: str) -> tuple:
+    """Sort key of a row's ``paper``: the papers in :data:`PAPER_ORDER`, other papers by name, then the rows beyond
+    the papers."""
+    if paper in PAPER_ORDER:
+        return (0, PAPER_ORDER.index(paper), "")
+    return (2, 0, "") if is_beyond_the_papers(paper) else (1, 0, paper)
 
 
 class ClaimsError(ValueError):
