@@ -57,6 +57,8 @@ def test_rules_outputs_logs_and_report_categories_carry_the_family_name(family):
     paths = [path for _, path in PATH.findall(text)]
     assert paths
     allowed = (f"{family}/", f"logs/{family}/", f"claims/{family}.json")
+    if family == "paper_vs_ours":  # the table and its publishing read every family's measured claims
+        allowed += ("claims/{family}.json",)
     for path in paths:
         benchmark = path.startswith("benchmarks/snakemake/") and any(
             path.removeprefix("benchmarks/snakemake/").startswith(rule) for rule in rules)
