@@ -39,6 +39,7 @@ from dogs._kernels.gibbs import seed_states
 from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.samplers.base import Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import check_int
+from dogs.samplers.factor_blocks import pack_blocks
 from dogs.samplers.draws import (DrawsResult, PreparedDraws, check_record_vars, label_dtype, passes_per_call, run_draws,
                                  use_threads)
 from dogs.scans.base import Scan
@@ -55,7 +56,7 @@ class NoPositiveStartError(ValueError):
 
 
 def run_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draws: int, n_chains: int = 1,
-                           initial_state, record_vars=None, on_passes=None) -> DrawsResult:
+                           initial_state, record_vars=None, on_passes=None, blocks=None) -> DrawsResult:
     """Run ``n_chains`` chains through ``draws`` passes of ``scan``, recording ``record_vars`` after every pass.
 
     Each chain is one dependent sequence of ``draws`` repetitions of the scan with one in-kernel random stream, its
@@ -79,6 +80,9 @@ def run_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draw
         Variables to record (default: all).
     on_passes : callable, optional
         Called with the number of passes just done after each kernel call.
+    blocks : sequence of sequences of int, optional
+        Disjoint blocks of variables (:mod:`dogs.samplers.factor_blocks`): a step on any variable of a block draws
+        the whole block from its joint conditional. Default none: every step a single-site update.
 
     Returns
     -------
@@ -86,12 +90,12 @@ def run_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draw
         ``labels`` ``(n_chains, draws, V)`` (int8 when every ``K_i <= 127``), final states, work, seeds.
     """
     prepared = prepare_factor_gibbs_draws(model, scan, seed=seed, draws=draws, n_chains=n_chains,
-                                          initial_state=initial_state, record_vars=record_vars)
+                                          initial_state=initial_state, record_vars=record_vars, blocks=blocks)
     return run_draws(prepared, on_passes)
 
 
 def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draws: int, n_chains: int = 1,
-                               initial_state, record_vars=None) -> PreparedDraws:
+                               initial_state, record_vars=None, blocks=None) -> PreparedDraws:
     """The checked, seeded and packed chains of :func:`run_factor_gibbs_draws` (same arguments), ready to run."""
     if not isinstance(model, DiscreteFactorGraph):
         raise TypeError(f"model must be a DiscreteFactorGraph, got {type(model).__name__}")
@@ -104,6 +108,7 @@ def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, 
     states = _initial_states(model, initial_state, n_chains)
     record_vars = check_record_vars(record_vars, model.n_vars)
     packed = pack_factor_graph(model)
+    packed_blocks = pack_blocks(model, blocks)
     seeds = chain_seeds(seed, n_chains)
     rng_states = seed_states(seeds)
     labels = np.empty((n_chains, draws, record_vars.size), dtype=label_dtype(int(model.cardinalities.max())))
@@ -113,12 +118,12 @@ def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, 
 
     def run(first, count):
         if use_threads(n_chains, count * per_pass):
-            factor_gibbs_chains_draws(packed, indices, states, rng_states, record_vars, labels, first, count,
+            factor_gibbs_chains_draws(packed, packed_blocks, indices, states, rng_states, record_vars, labels, first, count,
                                       evaluations)
             return
         for c in range(n_chains):
-            evaluations[c] += factor_gibbs_chain_draws(packed, indices, states[c], rng_states[c], record_vars,
-                                                       labels[c], first, count)
+            evaluations[c] += factor_gibbs_chain_draws(packed, packed_blocks, indices, states[c], rng_states[c],
+                                                       record_vars, labels[c], first, count)
 
     def finish():
         work = Work(site_updates=n_chains * draws * scan.length, density_evaluations=int(evaluations.sum()))
