@@ -19,7 +19,10 @@ draws each chain's start by sequential sampling with backtracking: variables are
 topological order for a Bayesian network, so that with no evidence this is forward sampling from the network;
 otherwise by maximum cardinality search), each from the product of the factors whose scopes have just become fully
 assigned, and a variable whose every label has weight 0 sends the search back to the previous one. Every start it
-returns has positive probability; when none is found within a budget of steps it raises a clear error.
+returns has positive probability; when none is found within a budget of steps, the search with constraint
+propagation of :mod:`dogs.samplers.support_search` takes over (its starts are random states of positive
+probability, not forward samples), and it raises a clear error when propagation proves that no such state exists
+or its budget runs out too.
 
 Reducibility. Determinism can make single-site Gibbs reducible: two states of positive probability that no
 sequence of single-site changes through positive states connects (two variables that must be equal, say). A chain
@@ -40,6 +43,7 @@ from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.samplers.base import Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import check_int
 from dogs.samplers.factor_blocks import pack_blocks
+from dogs.samplers.support_search import support_state
 from dogs.samplers.draws import (DrawsResult, PreparedDraws, check_record_vars, label_dtype, passes_per_call, run_draws,
                                  use_threads)
 from dogs.scans.base import Scan
@@ -53,6 +57,10 @@ START_STEPS_PER_VARIABLE = 200
 
 class NoPositiveStartError(ValueError):
     """No state of positive probability was found for a chain's start (the evidence may have probability 0)."""
+
+
+class _SearchBudgetExceeded(NoPositiveStartError):
+    """The sequential search used up its assignments without proving that no start exists."""
 
 
 def run_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draws: int, n_chains: int = 1,
@@ -200,15 +208,25 @@ def positive_starts(model: DiscreteFactorGraph, n_chains: int, rng: np.random.Ge
     Raises
     ------
     NoPositiveStartError
-        When a chain's search exhausts :data:`START_STEPS_PER_VARIABLE` assignments per variable.
+        When no state of positive probability exists, or when the search with constraint propagation that takes
+        over from a sequential search exhausting :data:`START_STEPS_PER_VARIABLE` assignments per variable
+        (:func:`dogs.samplers.support_search.support_state`; it then serves the remaining chains too) exhausts as
+        many.
     """
     n_chains = check_n_chains(n_chains)
     order = assignment_order(model) if order is None else np.asarray(order, dtype=np.int64)
     completes = _factors_completed_by(model, order)
     out = np.empty((n_chains, model.n_vars), dtype=np.int32)
     budget = START_STEPS_PER_VARIABLE * model.n_vars
+    propagate = False
     for c in range(n_chains):
-        out[c] = _search_start(model, order, completes, rng, budget)
+        if not propagate:
+            try:
+                out[c] = _search_start(model, order, completes, rng, budget)
+                continue
+            except _SearchBudgetExceeded:
+                propagate = True  # this chain and the next ones: the search with propagation
+        out[c] = support_state(model, rng, order=order, budget=budget)
     return out
 
 
@@ -286,7 +304,7 @@ def _search_start(model, order, completes, rng, budget) -> np.ndarray:
         depth += 1
         steps += 1
         if steps > budget:
-            raise NoPositiveStartError(f"no start of positive probability found in {budget} assignments "
+            raise _SearchBudgetExceeded(f"no start of positive probability found in {budget} assignments "
                                        f"({START_STEPS_PER_VARIABLE} per variable); the evidence may have probability "
                                        "0, or its support is too hard to find by sequential search: give starts")
     return state.astype(np.int32)
