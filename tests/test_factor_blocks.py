@@ -200,3 +200,31 @@ def test_asia_blocked_matches_exact_posteriors():
             error = abs(per_chain.mean() - truth[v][k])
             assert error <= z * per_chain.std(ddof=1) / np.sqrt(40) + 1e-12, (reduced.names[v], k, per_chain.mean(),
                                                                               truth[v][k])
+
+
+def test_sample_takes_blocks_and_records_them():
+    pytest.importorskip("arviz")
+    import json
+
+    from dogs.sampling import sample
+
+    either = np.zeros((2, 2, 2))
+    for a, b in itertools.product(range(2), repeat=2):
+        either[a, b, int(a or b)] = 1.0
+    graph = DiscreteFactorGraph.from_factors([2, 2, 2, 2], [((0,), _log([0.5, 0.5])), ((1,), _log([0.9, 0.1])),
+                                                          ((0, 1, 2), _log(either)), ((2, 3), _log([[0.7, 0.3],
+                                                                                                    [0.2, 0.8]]))])
+    data = sample(graph, chains=2, draws=8, seed=0, progress=False)
+    assert json.loads(data.posterior.attrs["blocks"]) == [[0, 1, 2]]
+    observed = sample(graph, chains=2, draws=8, seed=0, progress=False, evidence={1: 0}, blocks=[[0, 1, 2]])
+    assert json.loads(observed.posterior.attrs["blocks"]) == [[0, 2]]  # the observed variable left out
+    assert json.loads(sample(graph, chains=2, draws=8, seed=0, progress=False, blocks=None)
+                      .posterior.attrs["blocks"]) == []
+    assert json.loads(sample(graph, chains=2, draws=8, seed=0, progress=False, certify=True)
+                      .posterior.attrs["blocks"]) == []
+    with pytest.raises(ValueError, match="single-site"):
+        sample(graph, chains=2, draws=8, progress=False, certify=True, blocks=[[0, 1]])
+    with pytest.raises(ValueError, match="disjoint"):
+        sample(graph, chains=2, draws=8, progress=False, blocks=[[0, 1], [1, 2]])
+    with pytest.raises(ValueError, match="blocks must be"):
+        sample(graph, chains=2, draws=8, progress=False, blocks="all")

@@ -229,5 +229,5 @@ def factor_gibbs_chains_draws(packed, blocks, scan, states, rng_states, record_v
     ``states`` (C, p), ``rng_states`` (C, 4), ``labels`` (C, D, V) and ``evaluations`` (C,) (added to) is chain
     ``c``'s."""
     for c in prange(states.shape[0]):
-        evaluations[c] += factor_gibbs_chain_draws(packed, blocks, scan, states[c], rng_states[c], record_vars, labels[c],
-                                                   first, count)
+        evaluations[c] += factor_gibbs_chain_draws(packed, blocks, scan, states[c], rng_states[c], record_vars,
+                                                   labels[c], first, count)

@@ -11,7 +11,8 @@ factors containing it,
 
 looked up in the factors' tables (:mod:`dogs._kernels.factor_gibbs`: the exact floating-point rule). Work
 follows the sampler contract (:mod:`dogs.samplers.base`): one site update per step, ``K_i - 1`` single-flip
-density evaluations per update of a ``K_i``-state variable.
+density evaluations per update of a ``K_i``-state variable (a block update counts as one step, with one fewer
+evaluations than its block's joint configurations).
 
 Starts of positive probability. With zero entries (deterministic conditional tables), a uniformly random state
 usually has probability 0, and single-site Gibbs from it is not a Markov chain on the model. :func:`positive_starts`
@@ -28,7 +29,9 @@ Reducibility. Determinism can make single-site Gibbs reducible: two states of po
 sequence of single-site changes through positive states connects (two variables that must be equal, say). A chain
 then never leaves the part it started in; chains started in different parts disagree, which the sampling call's
 split R-hat reports, and chains that all start in one part agree on the wrong answer, which nothing inside a
-sampler can detect. The dispersed starts of :func:`positive_starts` make the first case the likely one.
+sampler can detect. The dispersed starts of :func:`positive_starts` make the first case the likely one, and blocks
+(``blocks=``, :mod:`dogs.samplers.factor_blocks`) of the variables tied by zero entries remove the cause where the
+tied variables fit in one block.
 """
 
 from __future__ import annotations
@@ -126,8 +129,8 @@ def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, 
 
     def run(first, count):
         if use_threads(n_chains, count * per_pass):
-            factor_gibbs_chains_draws(packed, packed_blocks, indices, states, rng_states, record_vars, labels, first, count,
-                                      evaluations)
+            factor_gibbs_chains_draws(packed, packed_blocks, indices, states, rng_states, record_vars, labels, first,
+                                      count, evaluations)
             return
         for c in range(n_chains):
             evaluations[c] += factor_gibbs_chain_draws(packed, packed_blocks, indices, states[c], rng_states[c],
