@@ -46,16 +46,20 @@ from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.samplers.base import Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import check_int
 from dogs.samplers.factor_blocks import pack_blocks
-from dogs.samplers.support_search import support_state
+from dogs.samplers.support_search import support_states
 from dogs.samplers.draws import (DrawsResult, PreparedDraws, check_record_vars, label_dtype, passes_per_call, run_draws,
                                  use_threads)
 from dogs.scans.base import Scan
 
-__all__ = ["NoPositiveStartError", "START_STEPS_PER_VARIABLE", "factor_draws_kernel", "pack_factor_graph",
-           "positive_starts", "prepare_factor_gibbs_draws", "run_factor_gibbs_draws"]
+__all__ = ["NoPositiveStartError", "SEQUENTIAL_STEPS_PER_VARIABLE", "START_STEPS_PER_VARIABLE", "factor_draws_kernel",
+           "pack_factor_graph", "positive_starts", "prepare_factor_gibbs_draws", "run_factor_gibbs_draws"]
 
-#: Assignments the start search may make per variable and chain before it gives up (backtracking included).
+#: Assignments the start search with propagation may make per variable and chain before it gives up.
 START_STEPS_PER_VARIABLE = 200
+#: Assignments the sequential start search may make per variable and chain (backtracking included) before the
+#: search with propagation takes over: forward sampling needs one per variable, and a search that backs up much
+#: more is lost in a dead end far below its choice (on pgmpy's diabetes, 200 per variable took 4-5 s to fail).
+SEQUENTIAL_STEPS_PER_VARIABLE = 4
 
 
 class NoPositiveStartError(ValueError):
@@ -211,25 +215,22 @@ def positive_starts(model: DiscreteFactorGraph, n_chains: int, rng: np.random.Ge
     Raises
     ------
     NoPositiveStartError
-        When no state of positive probability exists, or when the search with constraint propagation that takes
-        over from a sequential search exhausting :data:`START_STEPS_PER_VARIABLE` assignments per variable
-        (:func:`dogs.samplers.support_search.support_state`; it then serves the remaining chains too) exhausts as
-        many.
+        When no state of positive probability exists, or when the search with constraint propagation
+        (:func:`dogs.samplers.support_search.support_state`), which takes over from a sequential search exhausting
+        :data:`SEQUENTIAL_STEPS_PER_VARIABLE` assignments per variable and then serves the remaining chains too,
+        exhausts :data:`START_STEPS_PER_VARIABLE`.
     """
     n_chains = check_n_chains(n_chains)
     order = assignment_order(model) if order is None else np.asarray(order, dtype=np.int64)
     completes = _factors_completed_by(model, order)
     out = np.empty((n_chains, model.n_vars), dtype=np.int32)
     budget = START_STEPS_PER_VARIABLE * model.n_vars
-    propagate = False
     for c in range(n_chains):
-        if not propagate:
-            try:
-                out[c] = _search_start(model, order, completes, rng, budget)
-                continue
-            except _SearchBudgetExceeded:
-                propagate = True  # this chain and the next ones: the search with propagation
-        out[c] = support_state(model, rng, order=order, budget=budget)
+        try:
+            out[c] = _search_start(model, order, completes, rng, SEQUENTIAL_STEPS_PER_VARIABLE * model.n_vars)
+        except _SearchBudgetExceeded:  # this chain and the next ones: the search with propagation
+            out[c:] = support_states(model, n_chains - c, rng, order=order, budget=budget)
+            break
     return out
 
 
@@ -307,9 +308,8 @@ def _search_start(model, order, completes, rng, budget) -> np.ndarray:
         depth += 1
         steps += 1
         if steps > budget:
-            raise _SearchBudgetExceeded(f"no start of positive probability found in {budget} assignments "
-                                       f"({START_STEPS_PER_VARIABLE} per variable); the evidence may have probability "
-                                       "0, or its support is too hard to find by sequential search: give starts")
+            raise _SearchBudgetExceeded(f"no start of positive probability found in {budget} assignments by "
+                                        "sequential search")
     return state.astype(np.int32)
 
 

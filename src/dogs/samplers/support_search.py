@@ -25,7 +25,7 @@ from collections import deque
 
 import numpy as np
 
-__all__ = ["support_state"]
+__all__ = ["support_state", "support_states"]
 
 
 class _Unsatisfiable(Exception):
@@ -41,6 +41,13 @@ def support_state(model, rng: np.random.Generator, *, order=None, budget: int | 
         When propagation proves that no such state exists, or the search exceeds ``budget`` assignments
         (default ``200 p``).
     """
+    return support_states(model, 1, rng, order=order, budget=budget)[0]
+
+
+def support_states(model, n_states: int, rng: np.random.Generator, *, order=None,
+                   budget: int | None = None) -> np.ndarray:
+    """``(n_states, p)`` int32 states of positive probability, each from its own search (:func:`support_state`),
+    after one propagation from the full domains that they share."""
     from dogs.samplers.factor_gibbs import NoPositiveStartError
 
     p, card = model.n_vars, model.cardinalities
@@ -61,6 +68,14 @@ def support_state(model, rng: np.random.Generator, *, order=None, budget: int | 
     except _Unsatisfiable:
         raise NoPositiveStartError("no state of positive probability exists: propagating the zero entries (with the "
                                    "evidence) empties a variable's labels") from None
+    return np.array([_search(model, constraints, factors_of, domains.copy(), rank, rng, budget)
+                     for _ in range(n_states)], dtype=np.int32).reshape(n_states, p)
+
+
+def _search(model, constraints, factors_of, domains, rank, rng, budget) -> np.ndarray:
+    """Step 2 of the module docstring from propagated ``domains`` (changed in place)."""
+    from dogs.samplers.factor_gibbs import NoPositiveStartError
+
     stack = []  # (variable, domains before its assignment, labels left to try)
     steps = 0
     while True:
