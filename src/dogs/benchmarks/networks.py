@@ -22,6 +22,9 @@ marginal estimated from ``--chains`` chains (default 8; pgmpy: one):
     exact over the Markov blanket where it is small, the factor-graph bound elsewhere), then ``dogs.sample``
     with that scan;
 ``systematic``  ``dogs.sample`` with one systematic sweep per draw;
+
+both with ``dogs.sample``'s default blocks of the variables tied by zero entries (``--blocks none``: single-site
+updates), whose runs claim no certified bias (the certificate bounds single-site updates);
 ``pgmpy``  ``pgmpy.sampling.GibbsSampling`` on the conditioned network (pgmpy's sampler takes no evidence, so
     it gets our conditioned factor graph as a Markov network), one chain from a state of positive probability, its
     states counted per variable. It runs in a child process stopped at twice the budget plus 10 s: its setup

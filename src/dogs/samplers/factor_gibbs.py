@@ -46,7 +46,7 @@ from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.samplers.base import Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import check_int
 from dogs.samplers.factor_blocks import pack_blocks
-from dogs.samplers.support_search import support_states
+from dogs.samplers.support_search import NoPositiveStartError, support_states
 from dogs.samplers.draws import (DrawsResult, PreparedDraws, check_record_vars, label_dtype, passes_per_call, run_draws,
                                  use_threads)
 from dogs.scans.base import Scan
@@ -60,10 +60,6 @@ START_STEPS_PER_VARIABLE = 200
 #: search with propagation takes over: forward sampling needs one per variable, and a search that backs up much
 #: more is lost in a dead end far below its choice (on pgmpy's diabetes, 200 per variable took 4-5 s to fail).
 SEQUENTIAL_STEPS_PER_VARIABLE = 4
-
-
-class NoPositiveStartError(ValueError):
-    """No state of positive probability was found for a chain's start (the evidence may have probability 0)."""
 
 
 class _SearchBudgetExceeded(NoPositiveStartError):

@@ -25,7 +25,11 @@ from collections import deque
 
 import numpy as np
 
-__all__ = ["support_state", "support_states"]
+__all__ = ["NoPositiveStartError", "support_state", "support_states"]
+
+
+class NoPositiveStartError(ValueError):
+    """No state of positive probability was found for a chain's start (the evidence may have probability 0)."""
 
 
 class _Unsatisfiable(Exception):
@@ -37,7 +41,7 @@ def support_state(model, rng: np.random.Generator, *, order=None, budget: int | 
 
     Raises
     ------
-    dogs.samplers.factor_gibbs.NoPositiveStartError
+    NoPositiveStartError
         When propagation proves that no such state exists, or the search exceeds ``budget`` assignments
         (default ``200 p``).
     """
@@ -48,8 +52,6 @@ def support_states(model, n_states: int, rng: np.random.Generator, *, order=None
                    budget: int | None = None) -> np.ndarray:
     """``(n_states, p)`` int32 states of positive probability, each from its own search (:func:`support_state`),
     after one propagation from the full domains that they share."""
-    from dogs.samplers.factor_gibbs import NoPositiveStartError
-
     p, card = model.n_vars, model.cardinalities
     budget = 200 * p if budget is None else budget
     order = np.arange(p) if order is None else np.asarray(order, dtype=np.int64)
@@ -74,8 +76,6 @@ def support_states(model, n_states: int, rng: np.random.Generator, *, order=None
 
 def _search(model, constraints, factors_of, domains, rank, rng, budget) -> np.ndarray:
     """Step 2 of the module docstring from propagated ``domains`` (changed in place)."""
-    from dogs.samplers.factor_gibbs import NoPositiveStartError
-
     stack = []  # (variable, domains before its assignment, labels left to try)
     steps = 0
     while True:
