@@ -14,6 +14,10 @@ variable ``label`` with dimensions ``(chain, draw, node)``, states as labels ``0
 model label 0 is the spin -1), coordinates ``node`` = the model's own indices. ArviZ comes with the
 ``arviz`` extra (:mod:`dogs.extras`); without it :func:`sample` stops before any chain runs.
 
+Blocks (factor graphs, ``blocks="auto"``): variables tied by zero entries are updated jointly, a step on any
+of them drawing the whole block from its exact conditional (:mod:`dogs.samplers.factor_blocks`), so that
+deterministic relations (asia's ``either = tub or lung``) no longer make the chains reducible.
+
 Evidence (:mod:`dogs.models.evidence`): the chains run on the conditioned model; the observed
 variables are left out of the draws (they never change) and listed in the attribute ``evidence``; the
 reported variables keep their original indices. A scan given as indices is in original indices too:
@@ -215,7 +219,7 @@ def _notice_compilation(model, scan, chains: int, draws: int, binary: bool) -> N
 
 def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int = 250, seed=0,
            start="dispersed", evidence=None, certify: bool = False, variables=None, influence=None,
-           progress: bool | None = None):
+           progress: bool | None = None, blocks="auto"):
     r"""Gibbs draws of ``model`` from ``chains`` chains through ``scan``, as ArviZ data.
 
     Parameters
@@ -251,14 +255,23 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         :func:`dogs.bounds.check_influence_bound` (shape, entries in ``[0, 1]``, the model's edges).
     progress : bool, optional
         Show a progress bar (default: when standard error is a terminal; it appears after two seconds).
+    blocks : "auto", None or sequence of sequences of int
+        Factor graphs only: blocks of variables, each drawn jointly from its exact conditional whenever the scan
+        steps on one of its variables (:mod:`dogs.samplers.factor_blocks`; a remedy for reducible single-site
+        Gibbs). ``auto`` (default): the variables tied by zero entries, within
+        :data:`~dogs.samplers.factor_blocks.MAX_BLOCK_CONFIGURATIONS` joint configurations per block
+        (:func:`~dogs.samplers.factor_blocks.deterministic_blocks`), and none with ``certify`` (the certificate
+        bounds single-site updates); ``None``: single-site updates only; a sequence: these disjoint blocks, in the
+        model's numbering (observed variables are left out of them). The blocks used are in the attribute
+        ``blocks`` (JSON, original indices).
 
     Returns
     -------
     arviz.InferenceData (ArviZ 0.2x) or xarray.DataTree (ArviZ 1.x)
         ``posterior.label`` ``(chain, draw, node)``; attributes (``posterior.attrs``): ``n_vars``,
         ``scan_length`` (steps per pass, over the unobserved variables), ``seed``, ``start``, ``binary``,
-        and JSON texts ``cardinalities`` (of the reported variables), ``evidence`` and ``certificate``
-        (``null`` unless ``certify``).
+        and JSON texts ``cardinalities`` (of the reported variables), ``evidence``, ``blocks`` and
+        ``certificate`` (``null`` unless ``certify``).
 
     Raises
     ------
@@ -294,6 +307,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     one_pass = _scan_for(scan, length, conditioned)
     recorded = _recorded(variables, conditioned)
     check_sampling_memory(reduced.n_vars, chains, draws, cards[recorded])
+    chosen_blocks = _blocks_for(blocks, conditioned, certify)
     bound = None
     if certify:
         from dogs.bounds import check_influence_bound, influence_bound
@@ -310,13 +324,14 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
 
         certificate = marginal_certificate(one_pass, bound, passes=draws)
     _notice_compilation(reduced, one_pass, chains, draws, binary)
-    labels = _run(reduced, one_pass, state, chain_stream, recorded, draws, binary, progress)
+    labels = _run(reduced, one_pass, state, chain_stream, recorded, draws, binary, progress, chosen_blocks)
 
     original = conditioned.free[recorded]
     attrs = {"n_vars": int(conditioned.n_vars), "scan_length": int(one_pass.length),
              "seed": str(root.entropy), "start": str(start) if isinstance(start, (str, int)) else "array",
              "binary": int(binary), "cardinalities": json.dumps(cards[recorded].tolist()),
              "evidence": json.dumps({str(k): v for k, v in conditioned.evidence.items()}),
+             "blocks": json.dumps([conditioned.free[b].tolist() for b in chosen_blocks]),
              "certificate": json.dumps(None if certificate is None else _certificate_json(certificate, recorded,
                                                                                           original))}
     data = to_arviz(labels, original, attrs)
@@ -370,7 +385,42 @@ def _recorded(variables, conditioned) -> np.ndarray:
     return reduced_index[chosen]
 
 
-def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress) -> np.ndarray:
+def _blocks_for(blocks, conditioned, certify: bool) -> list[np.ndarray]:
+    """The blocks of :func:`sample` in the reduced model's numbering (see its ``blocks``)."""
+    factor_graph = isinstance(conditioned.model, DiscreteFactorGraph)
+    if blocks is None:
+        return []
+    if isinstance(blocks, str):
+        if blocks != "auto":
+            raise ValueError(f"blocks must be 'auto', None or a sequence of blocks of variables, got {blocks!r}")
+        if not factor_graph or certify:
+            return []
+        from dogs.samplers.factor_blocks import deterministic_blocks
+
+        return deterministic_blocks(conditioned.model)
+    if not factor_graph:
+        raise ValueError("blocks are for factor graphs (DiscreteFactorGraph); pairwise models take blocks=None")
+    if certify:
+        raise ValueError("the certificate bounds single-site updates: give blocks=None (or 'auto') with certify=True")
+    from dogs.samplers.factor_blocks import pack_blocks
+
+    reduced_index = np.full(conditioned.n_vars, -1, dtype=np.int64)
+    reduced_index[conditioned.free] = np.arange(conditioned.free.size)
+    out = []
+    for block in blocks:
+        variables = np.asarray(block)
+        if variables.ndim != 1 or not np.issubdtype(variables.dtype, np.integer) or variables.size == 0 \
+                or variables.min() < 0 or variables.max() >= conditioned.n_vars:
+            raise ValueError(f"every block must be a non-empty sequence of variable indices in "
+                             f"0..{conditioned.n_vars - 1}, got {block!r}")
+        free = reduced_index[variables]
+        out.append(free[free >= 0])
+    out = [b for b in out if b.size > 1]
+    pack_blocks(conditioned.model, out)  # disjoint, distinct, within the size limit: checked before any sampling
+    return out
+
+
+def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress, blocks=()) -> np.ndarray:
     """The draws ``(chains, draws, V)``: every pass of every chain in one kernel call per chunk of passes
     (:mod:`dogs.samplers.draws`), the progress bar advanced between chunks."""
     from dogs.samplers.discrete_gibbs import run_discrete_gibbs_draws
@@ -392,8 +442,9 @@ def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress
             start = state.astype(np.int8, copy=False)
             start *= 2
             start -= 1
+        options = {"blocks": blocks} if runner is run_factor_gibbs_draws else {}
         result = runner(model, one_pass, seed=chain_stream, draws=draws, n_chains=chains, initial_state=start,
-                        record_vars=recorded, on_passes=None if bar is None else bar.update)
+                        record_vars=recorded, on_passes=None if bar is None else bar.update, **options)
     finally:
         if bar is not None:
             bar.close()

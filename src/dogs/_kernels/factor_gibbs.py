@@ -29,6 +29,18 @@ entries (``theta = -inf``, ``a = 0``) stay exact zeros in both. A site whose eve
 probability 0: never reached from a start of positive probability, since the current label always has weight
 ``> 0`` there) keeps its label.
 
+Blocks (:mod:`dogs.samplers.factor_blocks`). A variable may belong to a block ``B`` (``block_of[i] >= 0``);
+a step on ``i`` then draws the whole block from its joint conditional given the rest,
+
+.. math::
+
+    \pi(X_B = c \mid x_{-B}) \propto w_c = \prod_{f \cap B \ne \emptyset} a_f\big(x_{S_f}^{(B \to c)}\big),
+
+the configurations ``c`` enumerated in C order over the block's variables (its last variable fastest), each
+weight the product of the block's factors (each factor once, in the block's list order), with the same log-domain
+fallback, and ONE label uniform picks the configuration by the same inverse CDF. ``|B| = 1`` or no block: the
+single-site update above. Every step is a Gibbs kernel of ``pi``, so any scan of them leaves ``pi`` invariant.
+
 Everything is private and takes arrays and scalars only; :func:`dogs.samplers.factor_gibbs.run_factor_gibbs_draws`
 validates, packs and casts.
 """
@@ -43,7 +55,7 @@ from numba import njit, prange
 from dogs._kernels.discrete_gibbs import TINY, label_from_cumulative
 from dogs._kernels.rng import uniform_from_bits, xoshiro_next
 
-__all__ = ["factor_gibbs_chain_draws", "factor_gibbs_chains_draws", "factor_site_weights"]
+__all__ = ["factor_block_weights", "factor_gibbs_chain_draws", "factor_gibbs_chains_draws", "factor_site_weights"]
 
 
 @njit(inline="always", cache=True)
@@ -97,9 +109,67 @@ def factor_site_weights(packed, state, site, work):
 
 
 @njit(inline="always", cache=True)
-def _advance(packed, scan, state, work, s0, s1, s2, s3):
+def _set_configuration(card, block_vars, lo, hi, state, configuration):
+    """Write configuration number ``configuration`` (C order, the last block variable fastest) into ``state``."""
+    rest = configuration
+    for q in range(hi - 1, lo - 1, -1):
+        v = block_vars[q]
+        k = np.int64(card[v])
+        state[v] = rest % k
+        rest //= k
+
+
+@njit(inline="always", cache=True)
+def factor_block_weights(packed, blocks, state, block, work):
+    """Cumulative weights of the configurations of ``block`` into ``work`` (module docstring); returns their number.
+    ``state`` is left at the last configuration: the caller writes the drawn one."""
+    (card, _, _, _, scope_starts, scope_vars, strides, table_starts, exp_values, log_values) = packed
+    _, block_indptr, block_vars, block_factor_indptr, block_factors, _ = blocks
+    lo, hi = block_indptr[block], block_indptr[block + 1]
+    f_lo, f_hi = block_factor_indptr[block], block_factor_indptr[block + 1]
+    n_configs = np.int64(1)
+    for q in range(lo, hi):
+        n_configs *= np.int64(card[block_vars[q]])
+    total = 0.0
+    for c in range(n_configs):
+        _set_configuration(card, block_vars, lo, hi, state, c)
+        weight = 1.0
+        for slot in range(f_lo, f_hi):
+            f = block_factors[slot]
+            offset = table_starts[f]
+            for q in range(scope_starts[f], scope_starts[f + 1]):
+                offset += np.int64(state[scope_vars[q]]) * strides[q]
+            weight *= exp_values[offset]
+        total += weight
+        work[c] = total
+    if total < TINY:  # the log domain, as for one site
+        peak = -np.inf
+        for c in range(n_configs):
+            _set_configuration(card, block_vars, lo, hi, state, c)
+            log_weight = 0.0
+            for slot in range(f_lo, f_hi):
+                f = block_factors[slot]
+                offset = table_starts[f]
+                for q in range(scope_starts[f], scope_starts[f + 1]):
+                    offset += np.int64(state[scope_vars[q]]) * strides[q]
+                log_weight += log_values[offset]
+            work[c] = log_weight
+            if log_weight > peak:
+                peak = log_weight
+        total = 0.0
+        for c in range(n_configs):
+            if peak > -np.inf:
+                total += math.exp(work[c] - peak)
+            work[c] = total
+    return n_configs
+
+
+@njit(inline="always", cache=True)
+def _advance(packed, blocks, scan, state, work, s0, s1, s2, s3):
     """One pass of the scan on ``state`` in place; returns ``(evaluations, s0, s1, s2, s3)``."""
     n_vars = state.size
+    block_of, block_indptr, block_vars = blocks[0], blocks[1], blocks[2]
+    card = packed[0]
     evaluations = 0
     for t in range(scan.size):
         step_site = scan[t]
@@ -107,29 +177,44 @@ def _advance(packed, scan, state, work, s0, s1, s2, s3):
             bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
             step_site = np.int64(uniform_from_bits(bits) * n_vars)
         site = np.int64(step_site)
-        n_states = factor_site_weights(packed, state, site, work)
+        block = block_of[site]
+        if block < 0:
+            n_states = factor_site_weights(packed, state, site, work)
+            bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+            if work[n_states - 1] > 0.0:
+                state[site] = label_from_cumulative(work, np.uint64(n_states), uniform_from_bits(bits))
+            evaluations += n_states - 1
+            continue
+        lo, hi = block_indptr[block], block_indptr[block + 1]
+        current = np.int64(0)
+        for q in range(lo, hi):
+            current = current * np.int64(card[block_vars[q]]) + np.int64(state[block_vars[q]])
+        n_configs = factor_block_weights(packed, blocks, state, block, work)
         bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-        if work[n_states - 1] > 0.0:
-            state[site] = label_from_cumulative(work, np.uint64(n_states), uniform_from_bits(bits))
-        evaluations += n_states - 1
+        if work[n_configs - 1] > 0.0:
+            current = np.int64(label_from_cumulative(work, np.uint64(n_configs), uniform_from_bits(bits)))
+        _set_configuration(card, block_vars, lo, hi, state, current)
+        evaluations += n_configs - 1
     return evaluations, s0, s1, s2, s3
 
 
 @njit(cache=True)
-def factor_gibbs_chain_draws(packed, scan, state, rng_state, record_vars, labels, first, count):
+def factor_gibbs_chain_draws(packed, blocks, scan, state, rng_state, record_vars, labels, first, count):
     """Run ``count`` passes of the whole scan on one chain, in place, writing a draw after each pass; returns the
-    density evaluations done (``K_i - 1`` per update).
+    density evaluations done (``K_i - 1`` per single-site update, configurations ``- 1`` per block update).
 
-    ``packed`` is the tuple of :func:`dogs.samplers.factor_gibbs.pack_factor_graph`; ``scan`` (T,) int64 in
+    ``packed`` is the tuple of :func:`dogs.samplers.factor_gibbs.pack_factor_graph`, ``blocks`` that of
+    :func:`dogs.samplers.factor_blocks.pack_blocks` (``block_of, block_indptr, block_vars, block_factor_indptr,
+    block_factors, largest block's configurations``); ``scan`` (T,) int64 in
     ``[-1, p)``; ``state`` (p,) int32 labels; ``rng_state`` (4,) uint64, advanced in place. One dependent sequence:
     pass ``k + 1`` starts where pass ``k`` ended; after pass ``k`` the labels of ``record_vars`` go to
     ``labels[first + k]`` (a ``(D, V)`` array, int8 or int32).
     """
-    work = np.empty(packed[0].max(), dtype=np.float64)
+    work = np.empty(max(np.int64(packed[0].max()), blocks[5]), dtype=np.float64)
     s0, s1, s2, s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
     evaluations = 0
     for k in range(count):
-        n, s0, s1, s2, s3 = _advance(packed, scan, state, work, s0, s1, s2, s3)
+        n, s0, s1, s2, s3 = _advance(packed, blocks, scan, state, work, s0, s1, s2, s3)
         evaluations += n
         row = labels[first + k]
         for v in range(record_vars.size):
@@ -139,10 +224,10 @@ def factor_gibbs_chain_draws(packed, scan, state, rng_state, record_vars, labels
 
 
 @njit(parallel=True, cache=True)
-def factor_gibbs_chains_draws(packed, scan, states, rng_states, record_vars, labels, first, count, evaluations):
+def factor_gibbs_chains_draws(packed, blocks, scan, states, rng_states, record_vars, labels, first, count, evaluations):
     """:func:`factor_gibbs_chain_draws` for independent chains in parallel (``prange`` over chains): row ``c`` of
     ``states`` (C, p), ``rng_states`` (C, 4), ``labels`` (C, D, V) and ``evaluations`` (C,) (added to) is chain
     ``c``'s."""
     for c in prange(states.shape[0]):
-        evaluations[c] += factor_gibbs_chain_draws(packed, scan, states[c], rng_states[c], record_vars, labels[c],
-                                                   first, count)
+        evaluations[c] += factor_gibbs_chain_draws(packed, blocks, scan, states[c], rng_states[c], record_vars,
+                                                   labels[c], first, count)

@@ -22,6 +22,9 @@ marginal estimated from ``--chains`` chains (default 8; pgmpy: one):
     exact over the Markov blanket where it is small, the factor-graph bound elsewhere), then ``dogs.sample``
     with that scan;
 ``systematic``  ``dogs.sample`` with one systematic sweep per draw;
+
+both with ``dogs.sample``'s default blocks of the variables tied by zero entries (``--blocks none``: single-site
+updates), whose runs claim no certified bias (the certificate bounds single-site updates);
 ``pgmpy``  ``pgmpy.sampling.GibbsSampling`` on the conditioned network (pgmpy's sampler takes no evidence, so
     it gets our conditioned factor graph as a Markov network), one chain from a state of positive probability, its
     states counted per variable. It runs in a child process stopped at twice the budget plus 10 s: its setup
@@ -45,6 +48,7 @@ reported beside.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -115,9 +119,11 @@ def _budgeted(budget: float, run, pilot_draws: int = 32) -> tuple[int, int]:
     return max(4, total // thin), thin
 
 
-def _ours(model, scan, reduced_scan, conditioned, bound, chains: int, seconds: float, seed: int, setup: float) -> dict:
+def _ours(model, scan, reduced_scan, conditioned, bound, chains: int, seconds: float, seed: int, setup: float,
+          blocks="auto") -> dict:
     """``dogs.sample`` for what remains of ``seconds`` after ``setup``: its marginals, and the Theorem 8 certificate
-    of the draws from the influence bound already computed (outside the budget, for both of our samplers alike)."""
+    of the draws from the influence bound already computed (outside the budget, for both of our samplers alike);
+    with blocks the certificate, which bounds single-site updates, is not claimed (``bound_average`` NaN)."""
     from dogs.certificates import marginal_certificate
     from dogs.sampling_call import SamplingWarning, marginals, sample
     from dogs.scans import Scan
@@ -132,7 +138,7 @@ def _ours(model, scan, reduced_scan, conditioned, bound, chains: int, seconds: f
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
             return sample(model, one_draw, length=length, chains=chains, draws=draws, seed=seed, evidence=evidence,
-                          progress=False)
+                          progress=False, blocks=blocks)
 
     draws, thin = _budgeted(max(seconds - setup, 0.1), run)
     start = time.perf_counter()
@@ -144,7 +150,10 @@ def _ours(model, scan, reduced_scan, conditioned, bound, chains: int, seconds: f
     reduced_of = {int(i): r for r, i in enumerate(conditioned.free)}
     table["bound_average"] = [certificate.average_bound(reduced_of[int(i)]) for i in table["variable"]]
     table["bound_average"] = table["bound_average"].astype(float)
-    return {"draws": draws, "thin": thin, "seconds": elapsed, "table": table}
+    used = json.loads(data.posterior.attrs["blocks"])
+    if used:
+        table["bound_average"] = np.nan
+    return {"draws": draws, "thin": thin, "seconds": elapsed, "table": table, "blocks": used}
 
 
 def _pgmpy_run(conditioned, seconds: float, seed: int, start_labels, results) -> None:
@@ -215,7 +224,7 @@ def _errors(estimates: list[np.ndarray], exact: list[np.ndarray]) -> np.ndarray:
 
 
 def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, max_table_entries: int,
-                  seed: np.random.SeedSequence) -> dict:
+                  seed: np.random.SeedSequence, blocks="auto") -> dict:
     """One network's row: its size, evidence, exact feasibility and every sampler's errors (module docstring)."""
     from dogs.bounds import influence_bound
     from dogs.exact import ModelTooLargeError, junction_tree_marginals
@@ -254,7 +263,7 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
     for sampler, scan, reduced_scan, setup_s in (("DoGS", dogs_indices, result.scan, setup),
                                                  ("systematic", "systematic", sweep, 0.0)):
         try:
-            out = _ours(model, scan, reduced_scan, conditioned, bound, chains, seconds, seed_int, setup_s)
+            out = _ours(model, scan, reduced_scan, conditioned, bound, chains, seconds, seed_int, setup_s, blocks)
         except NoPositiveStartError as exc:  # reported in the row: the sequential search has a work cap
             row[sampler] = {"error": f"no start: {' '.join(str(exc).split())[:120]}"}
             continue
@@ -271,7 +280,8 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
                         "mean_error": float(errors.mean()),
                         "max_error": float(errors.max()), "coverage": float(within.mean()),
                         "unconverged": int((~table["converged"]).sum()), "marginals": int(errors.size),
-                        "certified": int(np.isfinite(table["bound_average"]).sum())}
+                        "certified": int(np.isfinite(table["bound_average"]).sum()),
+                        "blocks": len(out["blocks"]), "blocked_variables": sum(map(len, out["blocks"]))}
     try:
         pgmpy_start = conditioned_positive_starts(model, conditioned, 1, np.random.default_rng(run_seed))[0]
     except NoPositiveStartError:
@@ -290,7 +300,8 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
 def markdown_table(rows: list[dict], header: str) -> str:
     """Scored networks, then the ones out of reach."""
     lines = [header, "", "| network | variables | evidence | sampler | draws | mean error | max error | coverage | "
-             "unconverged | certified | scan's bound |", "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|"]
+             "unconverged | certified | blocks | scan's bound |",
+             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for row in rows:
         if "skipped" in row:
             continue
@@ -298,11 +309,12 @@ def markdown_table(rows: list[dict], header: str) -> str:
             cell = row[sampler]
             if "error" in cell:
                 lines.append(f"| {row['network']} | {row['variables']} | {len(row['evidence'])} | {sampler} | "
-                             f"{cell['error']} | | | | | | |")
+                             f"{cell['error']} | | | | | | | |")
                 continue
             coverage = f"{cell['coverage']:.1%}" if "coverage" in cell else ""
-            extra = (f"{cell['unconverged']}/{cell['marginals']} | {cell['certified']}/{cell['marginals']}"
-                     if "coverage" in cell else " | ")
+            extra = (f"{cell['unconverged']}/{cell['marginals']} | {cell['certified']}/{cell['marginals']} | "
+                     + (f"{cell['blocks']} ({cell['blocked_variables']} variables)" if cell.get("blocks") else "0")
+                     if "coverage" in cell else " | | ")
             scan_bound = ""
             if sampler == "DoGS":
                 scan_bound = f"{row['dogs_variation']:.3g}" + (" (vacuous)" if row["dogs_variation"] >= 1 else "")
@@ -367,6 +379,8 @@ def _parse(argv):
     parser.add_argument("--max-table-entries", type=int, default=2**24,
                         help="exact inference's limit on clique-table entries (default 2^24)")
     parser.add_argument("--seed", type=int, default=20170806, help="root seed")
+    parser.add_argument("--blocks", choices=("auto", "none"), default="auto",
+                        help="our samplers' blocks (dogs.sample's blocks=: 'auto' or none; default auto)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.networks) - set(BUNDLED_NETWORKS))
     if unknown:
@@ -385,7 +399,8 @@ def main(argv=None) -> dict:
     rows = []
     for name in args.networks:
         row = score_network(name, n_evidence=args.evidence, chains=args.chains, seconds=args.seconds,
-                            max_table_entries=args.max_table_entries, seed=seeds[BUNDLED_NETWORKS.index(name)])
+                            max_table_entries=args.max_table_entries, seed=seeds[BUNDLED_NETWORKS.index(name)],
+                            blocks=None if args.blocks == "none" else "auto")
         rows.append(row)
         summary = row.get("skipped") or ", ".join(
             f"{s} {row[s]['mean_error']:.2e}" + (f" ({row[s]['coverage']:.0%})" if "coverage" in row[s] else "")

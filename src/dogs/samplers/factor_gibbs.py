@@ -11,7 +11,8 @@ factors containing it,
 
 looked up in the factors' tables (:mod:`dogs._kernels.factor_gibbs`: the exact floating-point rule). Work
 follows the sampler contract (:mod:`dogs.samplers.base`): one site update per step, ``K_i - 1`` single-flip
-density evaluations per update of a ``K_i``-state variable.
+density evaluations per update of a ``K_i``-state variable (a block update counts as one step, with one fewer
+evaluations than its block's joint configurations).
 
 Starts of positive probability. With zero entries (deterministic conditional tables), a uniformly random state
 usually has probability 0, and single-site Gibbs from it is not a Markov chain on the model. :func:`positive_starts`
@@ -19,13 +20,18 @@ draws each chain's start by sequential sampling with backtracking: variables are
 topological order for a Bayesian network, so that with no evidence this is forward sampling from the network;
 otherwise by maximum cardinality search), each from the product of the factors whose scopes have just become fully
 assigned, and a variable whose every label has weight 0 sends the search back to the previous one. Every start it
-returns has positive probability; when none is found within a budget of steps it raises a clear error.
+returns has positive probability; when none is found within a budget of steps, the search with constraint
+propagation of :mod:`dogs.samplers.support_search` takes over (its starts are random states of positive
+probability, not forward samples), and it raises a clear error when propagation proves that no such state exists
+or its budget runs out too.
 
 Reducibility. Determinism can make single-site Gibbs reducible: two states of positive probability that no
 sequence of single-site changes through positive states connects (two variables that must be equal, say). A chain
 then never leaves the part it started in; chains started in different parts disagree, which the sampling call's
 split R-hat reports, and chains that all start in one part agree on the wrong answer, which nothing inside a
-sampler can detect. The dispersed starts of :func:`positive_starts` make the first case the likely one.
+sampler can detect. The dispersed starts of :func:`positive_starts` make the first case the likely one, and blocks
+(``blocks=``, :mod:`dogs.samplers.factor_blocks`) of the variables tied by zero entries remove the cause where the
+tied variables fit in one block.
 """
 
 from __future__ import annotations
@@ -39,23 +45,29 @@ from dogs._kernels.gibbs import seed_states
 from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.samplers.base import Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import check_int
+from dogs.samplers.factor_blocks import pack_blocks
+from dogs.samplers.support_search import NoPositiveStartError, support_states
 from dogs.samplers.draws import (DrawsResult, PreparedDraws, check_record_vars, label_dtype, passes_per_call, run_draws,
                                  use_threads)
 from dogs.scans.base import Scan
 
-__all__ = ["NoPositiveStartError", "START_STEPS_PER_VARIABLE", "factor_draws_kernel", "pack_factor_graph",
-           "positive_starts", "prepare_factor_gibbs_draws", "run_factor_gibbs_draws"]
+__all__ = ["NoPositiveStartError", "SEQUENTIAL_STEPS_PER_VARIABLE", "START_STEPS_PER_VARIABLE", "factor_draws_kernel",
+           "pack_factor_graph", "positive_starts", "prepare_factor_gibbs_draws", "run_factor_gibbs_draws"]
 
-#: Assignments the start search may make per variable and chain before it gives up (backtracking included).
+#: Assignments the start search with propagation may make per variable and chain before it gives up.
 START_STEPS_PER_VARIABLE = 200
+#: Assignments the sequential start search may make per variable and chain (backtracking included) before the
+#: search with propagation takes over: forward sampling needs one per variable, and a search that backs up much
+#: more is lost in a dead end far below its choice (on pgmpy's diabetes, 200 per variable took 4-5 s to fail).
+SEQUENTIAL_STEPS_PER_VARIABLE = 4
 
 
-class NoPositiveStartError(ValueError):
-    """No state of positive probability was found for a chain's start (the evidence may have probability 0)."""
+class _SearchBudgetExceeded(NoPositiveStartError):
+    """The sequential search used up its assignments without proving that no start exists."""
 
 
 def run_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draws: int, n_chains: int = 1,
-                           initial_state, record_vars=None, on_passes=None) -> DrawsResult:
+                           initial_state, record_vars=None, on_passes=None, blocks=None) -> DrawsResult:
     """Run ``n_chains`` chains through ``draws`` passes of ``scan``, recording ``record_vars`` after every pass.
 
     Each chain is one dependent sequence of ``draws`` repetitions of the scan with one in-kernel random stream, its
@@ -79,6 +91,9 @@ def run_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draw
         Variables to record (default: all).
     on_passes : callable, optional
         Called with the number of passes just done after each kernel call.
+    blocks : sequence of sequences of int, optional
+        Disjoint blocks of variables (:mod:`dogs.samplers.factor_blocks`): a step on any variable of a block draws
+        the whole block from its joint conditional. Default none: every step a single-site update.
 
     Returns
     -------
@@ -86,12 +101,12 @@ def run_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draw
         ``labels`` ``(n_chains, draws, V)`` (int8 when every ``K_i <= 127``), final states, work, seeds.
     """
     prepared = prepare_factor_gibbs_draws(model, scan, seed=seed, draws=draws, n_chains=n_chains,
-                                          initial_state=initial_state, record_vars=record_vars)
+                                          initial_state=initial_state, record_vars=record_vars, blocks=blocks)
     return run_draws(prepared, on_passes)
 
 
 def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draws: int, n_chains: int = 1,
-                               initial_state, record_vars=None) -> PreparedDraws:
+                               initial_state, record_vars=None, blocks=None) -> PreparedDraws:
     """The checked, seeded and packed chains of :func:`run_factor_gibbs_draws` (same arguments), ready to run."""
     if not isinstance(model, DiscreteFactorGraph):
         raise TypeError(f"model must be a DiscreteFactorGraph, got {type(model).__name__}")
@@ -104,6 +119,7 @@ def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, 
     states = _initial_states(model, initial_state, n_chains)
     record_vars = check_record_vars(record_vars, model.n_vars)
     packed = pack_factor_graph(model)
+    packed_blocks = pack_blocks(model, blocks)
     seeds = chain_seeds(seed, n_chains)
     rng_states = seed_states(seeds)
     labels = np.empty((n_chains, draws, record_vars.size), dtype=label_dtype(int(model.cardinalities.max())))
@@ -113,12 +129,12 @@ def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, 
 
     def run(first, count):
         if use_threads(n_chains, count * per_pass):
-            factor_gibbs_chains_draws(packed, indices, states, rng_states, record_vars, labels, first, count,
-                                      evaluations)
+            factor_gibbs_chains_draws(packed, packed_blocks, indices, states, rng_states, record_vars, labels, first,
+                                      count, evaluations)
             return
         for c in range(n_chains):
-            evaluations[c] += factor_gibbs_chain_draws(packed, indices, states[c], rng_states[c], record_vars,
-                                                       labels[c], first, count)
+            evaluations[c] += factor_gibbs_chain_draws(packed, packed_blocks, indices, states[c], rng_states[c],
+                                                       record_vars, labels[c], first, count)
 
     def finish():
         work = Work(site_updates=n_chains * draws * scan.length, density_evaluations=int(evaluations.sum()))
@@ -195,7 +211,10 @@ def positive_starts(model: DiscreteFactorGraph, n_chains: int, rng: np.random.Ge
     Raises
     ------
     NoPositiveStartError
-        When a chain's search exhausts :data:`START_STEPS_PER_VARIABLE` assignments per variable.
+        When no state of positive probability exists, or when the search with constraint propagation
+        (:func:`dogs.samplers.support_search.support_state`), which takes over from a sequential search exhausting
+        :data:`SEQUENTIAL_STEPS_PER_VARIABLE` assignments per variable and then serves the remaining chains too,
+        exhausts :data:`START_STEPS_PER_VARIABLE`.
     """
     n_chains = check_n_chains(n_chains)
     order = assignment_order(model) if order is None else np.asarray(order, dtype=np.int64)
@@ -203,7 +222,11 @@ def positive_starts(model: DiscreteFactorGraph, n_chains: int, rng: np.random.Ge
     out = np.empty((n_chains, model.n_vars), dtype=np.int32)
     budget = START_STEPS_PER_VARIABLE * model.n_vars
     for c in range(n_chains):
-        out[c] = _search_start(model, order, completes, rng, budget)
+        try:
+            out[c] = _search_start(model, order, completes, rng, SEQUENTIAL_STEPS_PER_VARIABLE * model.n_vars)
+        except _SearchBudgetExceeded:  # this chain and the next ones: the search with propagation
+            out[c:] = support_states(model, n_chains - c, rng, order=order, budget=budget)
+            break
     return out
 
 
@@ -281,9 +304,8 @@ def _search_start(model, order, completes, rng, budget) -> np.ndarray:
         depth += 1
         steps += 1
         if steps > budget:
-            raise NoPositiveStartError(f"no start of positive probability found in {budget} assignments "
-                                       f"({START_STEPS_PER_VARIABLE} per variable); the evidence may have probability "
-                                       "0, or its support is too hard to find by sequential search: give starts")
+            raise _SearchBudgetExceeded(f"no start of positive probability found in {budget} assignments by "
+                                        "sequential search")
     return state.astype(np.int32)
 
 
