@@ -5,7 +5,9 @@ user's influence matrix checked, memory refused before allocation, and UAI comme
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -161,3 +163,12 @@ def test_uai_comment_lines_are_read(grid6, tmp_path):
     np.testing.assert_array_equal(plain.h, with_comments.h)
     (tmp_path / "c.evid").write_text("c observed\n2 0 1 4 0\n")
     assert read_uai_evidence(tmp_path / "c.evid") == read_uai_evidence(evid)
+
+
+def test_the_old_module_name_warns_and_is_the_sampling_call(monkeypatch):
+    import dogs.sampling_call
+
+    monkeypatch.delitem(sys.modules, "dogs.sampling", raising=False)
+    with pytest.warns(DeprecationWarning, match="dogs.sampling_call"):
+        old = importlib.import_module("dogs.sampling")
+    assert old is dogs.sampling_call and old.sample is sample is dogs.sample
