@@ -176,7 +176,7 @@ def test_asia_blocked_matches_exact_posteriors():
     from dogs.benchmarks.networks import load_network
     from dogs.exact import junction_tree_marginals
     from dogs.models.evidence import condition
-    from dogs.sampling import conditioned_positive_starts
+    from dogs.sampling_call import conditioned_positive_starts
 
     model, _ = load_network("asia")
     names = list(model.names)
@@ -206,7 +206,7 @@ def test_sample_takes_blocks_and_records_them():
     pytest.importorskip("arviz")
     import json
 
-    from dogs.sampling import sample
+    from dogs.sampling_call import sample
 
     either = np.zeros((2, 2, 2))
     for a, b in itertools.product(range(2), repeat=2):
