@@ -80,3 +80,29 @@ def test_another_configs_run_is_partial_for_this_one(tmp_path):
     _benchmark_folder(tmp_path, SMOKE)
     with pytest.raises(CalibrationError, match="of its 10 jobs"):  # ising10: 4 smoke replicates of 10
         calibrate(sorted(tmp_path.rglob("*.tsv")), FULL, FAMILIES, MEASURED)
+
+
+def test_one_family_is_calibrated_from_a_run_of_its_own_and_refused_when_partial(tmp_path, capsys):
+    """``--family``: the rates of one family from a complete run of that family alone, with the shipped overhead;
+    its own missing job is still refused."""
+    from dogs.workflow.cost import JOB_OVERHEAD_SECONDS
+
+    files = _benchmark_folder(tmp_path, SMOKE)
+    for rule, group in files.items():  # leave the ising10 family's files only
+        if not rule.startswith("ising10_"):
+            for path in group:
+                path.unlink()
+    configs = [str(ROOT / "config" / "config.yaml"), str(ROOT / "config" / "smoke.yaml")]
+    assert main(["calibrate", str(tmp_path), *configs]) == 2  # a partial run of the whole config
+    capsys.readouterr()
+    assert main(["calibrate", str(tmp_path), *configs, "--family", "ising10"]) == 0
+    out, _ = capsys.readouterr()
+    assert "config/families/ising10.yaml" in out and "ising10_compute_guarantees" in out
+    assert "JOB_OVERHEAD_SECONDS" not in out and "ising40" not in out
+    ising10 = [f for f in FAMILIES if f.config_section == "ising10"]
+    overhead, _ = calibrate(sorted(tmp_path.rglob("*.tsv")), SMOKE, ising10, MEASURED, JOB_OVERHEAD_SECONDS)
+    assert overhead == JOB_OVERHEAD_SECONDS
+    files["ising10_compute_guarantees"][0].unlink()
+    assert main(["calibrate", str(tmp_path), *configs, "--family", "ising10"]) == 2
+    with pytest.raises(SystemExit):
+        main(["calibrate", str(tmp_path), *configs, "--family", "no_such_family"])

@@ -49,7 +49,11 @@ def test_every_rules_file_is_one_family_with_its_config_section_and_module():
 
 @pytest.mark.parametrize("family", sorted(RULE_FILES))
 def test_rules_outputs_logs_and_report_categories_carry_the_family_name(family):
-    text = RULE_FILES[family]
+    check_rules_file(family, RULE_FILES[family])
+
+
+def check_rules_file(family: str, text: str) -> None:
+    """The naming rules of ``rules/<family>.smk`` (docs/contributing.md; tests/test_toy_family.py checks the toy's)."""
     rules = _rules(text)
     assert rules, f"rules/{family}.smk defines no rule"
     for rule in rules:  # a family's rules, and the named targets it declares

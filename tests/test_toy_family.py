@@ -1,8 +1,9 @@
 """A new experiment family is added the way "How to add an experiment" (docs/contributing.md) says, and nothing else is edited.
 
 The toy family ``toy`` has one object, ``EXPERIMENT = Experiment("toy", __doc__, check=..., memory=..., work=...)``,
-and one family file, ``config/families/toy.yaml``: its settings, smoke overrides, the rate of its compute rule and its
-schema, whose keys that cost nothing say why (``x-not-scaling``). ``FAMILIES`` finds the module, the Snakefile
+one family file, ``config/families/toy.yaml``: its settings, smoke overrides, the rate of its compute rule and its
+schema, whose keys that cost nothing say why (``x-not-scaling``), a plotting module, a rules file and its own claims
+file, each following the conventions the tests of the shipped families enforce (checked here on the toy's files). ``FAMILIES`` finds the module, the Snakefile
 includes its rules file and reads its family file, with no list to edit and no shared file to change; the guard then
 runs its cross-key check and its memory model, the time table lists its work, the key table lists its keys, and
 Snakemake plans (and runs) its rules; the paper-vs-ours table depends on its claims and words its row from the row's
@@ -77,8 +78,34 @@ def summarise(ctx):
     ctx.write_claims({"toy_sum": measured(total, total=total, count=ctx.settings["count"])})
 
 
+@EXPERIMENT.step("plot-sum")
+def plot_sum(ctx):
+    from dogs.io import read_json
+    from dogs.plotting import toy as plots
+
+    plots.save(plots.figure_sum(read_json(ctx.input("claims"))["claims"]["toy_sum"]["value"]), ctx.output("figure"))
+
+
 if __name__ == "__main__":
     EXPERIMENT.run()
+'''
+
+#: The toy family's plotting module, ``src/dogs/plotting/toy.py``: results in, figure out.
+TOY_PLOTTING = '''
+"""Figure of the toy family (the test of "How to add an experiment" (docs/contributing.md))."""
+
+from dogs.plotting import style
+
+
+def figure_sum(total):
+    fig, ax = style.subplots(1, 1)
+    ax.bar(["sum"], [total])
+    fig.suptitle("Toy Fig. 1: the sum of the toy numbers")
+    return fig
+
+
+def save(fig, path):
+    style.save_figure(fig, path)
 '''
 
 TOY_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["count", "low", "high"],
@@ -114,13 +141,30 @@ use rule experiment_step as toy_summarise with:
         **step("toy", "summarise"),
 
 
+use rule experiment_step as toy_plot_sum with:
+    input:
+        claims=result("claims/toy.json"),
+    output:
+        figure=report(
+            figure("toy/fig1_sum.png"),
+            caption=caption("Toy Fig. 1: the sum of the toy numbers (a test)."),
+            category="5. Beyond the papers",
+            subcategory="toy",
+            labels={"paper": "none (ours)", "figure": "Toy Fig. 1", "panels": "the sum"},
+        ),
+    log:
+        result("logs/toy/plot_sum.log"),
+    params:
+        **step("toy", "plot-sum"),
+
+
 CLAIM_FILES.append(result("claims/toy.json"))
 
 
 rule toy:
-    """Toy Table 1: the sum of the toy numbers (a test); results/claims/toy.json."""
+    """Toy Fig. 1: the sum of the toy numbers (a test); figures/toy/."""
     input:
-        result("claims/toy.json"),
+        figure("toy/fig1_sum.png"),
 
 
 target("toy")
@@ -245,9 +289,26 @@ def _documented_copy(tmp_path):
     (work / "src" / "dogs" / "experiments" / "toy.py").write_text(TOY_MODULE)
     # 3. the rules file: the Snakefile includes every rules/*.smk (no include line to add)
     (work / "rules" / "toy.smk").write_text(textwrap.dedent(TOY_RULES))
-    # 4. its claims rows: the table reads every config/claims/*.yaml
-    (work / "config" / "claims" / "toy.yaml").write_text(yaml.safe_dump(TOY_CLAIMS, sort_keys=False))
+    # 4. its plotting module
+    (work / "src" / "dogs" / "plotting" / "toy.py").write_text(TOY_PLOTTING)
+    # 5. its claims rows, in its own claims file (a family of our own): the table reads every config/claims/*.yaml
+    (work / "config" / "claims" / "toy.yaml").write_text(yaml.safe_dump(TOY_CLAIMS, sort_keys=False, width=110))
+    # (6. its tests: this file)
     return work
+
+
+def test_the_toy_files_follow_the_conventions_the_tests_enforce(tmp_path):
+    """The toy's rules file passes the naming rules of tests/test_names.py (rule names, result, log and benchmark
+    paths, report category and labels) and its claims file the rules of tests/test_claims.py (a family's own file:
+    every row beyond the papers and of that family, lines of at most 120 characters)."""
+    from dogs.claims import BEYOND_THE_PAPERS
+    from test_names import check_rules_file
+
+    work = _documented_copy(tmp_path)
+    check_rules_file("toy", (work / "rules" / "toy.smk").read_text())
+    claims = work / "config" / "claims" / "toy.yaml"
+    assert all(len(line) <= 120 for line in claims.read_text().splitlines())
+    assert {(row["paper"], row["family"]) for row in load_paper_claims(claims)} == {(BEYOND_THE_PAPERS, "toy")}
 
 
 def _snakemake(work, *args, configs=("config/smoke.yaml",)):
@@ -264,7 +325,7 @@ def test_snakemake_plans_and_runs_the_toy_family_added_the_documented_way(tmp_pa
     sys.path.insert(0, str(ROOT / "docs" / "_ext"))
     import dogs_docs
 
-    assert "| `toy` | Toy Table 1: the sum" in dogs_docs.figure_index(work)
+    assert "| `toy` | Toy Fig. 1: the sum" in dogs_docs.figure_index(work)
     table = planned.stderr[planned.stderr.index("Estimated job time"):]
     assert "\n  toy " in table, table[:2000]
     assert "toy_compute" in planned.stdout + planned.stderr
@@ -272,6 +333,7 @@ def test_snakemake_plans_and_runs_the_toy_family_added_the_documented_way(tmp_pa
     assert ran.returncode == 0, (ran.stdout + ran.stderr)[-3000:]
     values = list((work / "results").rglob("toy/values.json"))
     assert len(values) == 1 and yaml.safe_load(values[0].read_text())["sum"] == 1 + 2 + 3
+    assert len(list((work / "figures").rglob("toy/fig1_sum.png"))) == 1
     # the paper-vs-ours table depends on its claims and words its row from its template
     table_plan = _snakemake(work, "-n", "--forceall", "results/smoke/paper_vs_ours/paper_vs_ours.md")
     assert table_plan.returncode == 0, (table_plan.stdout + table_plan.stderr)[-3000:]

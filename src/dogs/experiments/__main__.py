@@ -5,7 +5,9 @@ generates it into docs/configuration.md the same way). ``python -m dogs.experime
 prints the overhead and the rates measured from the benchmark files under FOLDER (``results/.../benchmarks``) of a
 complete run of the CONFIG files (default: config/config.yaml and config/smoke.yaml; the family files under them as
 in the workflow), one block per family to copy into the ``rates:`` of ``config/families/<family>.yaml``; it refuses,
-with the reason and exit status 2, a folder that is not that of a complete run."""
+with the reason and exit status 2, a folder that is not that of a complete run. ``--family NAME`` (repeatable)
+calibrates those families from a complete run of theirs alone (``snakemake <their targets> ...``), with the shipped
+per-job overhead instead of one measured from the run."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import os
 import sys
 
 from dogs.experiments import FAMILIES
-from dogs.workflow.cost import CalibrationError, calibrate, configured
+from dogs.workflow.cost import JOB_OVERHEAD_SECONDS, CalibrationError, calibrate, configured
 from dogs.workflow.families import family_files, full_schema, merged_config
 from dogs.workflow.keys import scaling_table
 
@@ -32,6 +34,8 @@ def main(argv=None) -> int:
     parser.add_argument("command", choices=["table", "calibrate"])
     parser.add_argument("folder", nargs="?", help="benchmark files (calibrate): results/.../benchmarks")
     parser.add_argument("configs", nargs="*", help="config files of the run, in merge order")
+    parser.add_argument("--family", action="append", default=[],
+                        help="calibrate only this family (repeatable), from a complete run of its rules")
     args = parser.parse_args(argv)
     if args.command == "table":
         print(key_table())
@@ -44,13 +48,21 @@ def main(argv=None) -> int:
     files = family_files()
     measured = {rule for data in files.values() for rule in data.get("rates") or {}}
     benchmark_files = sorted(glob.glob(os.path.join(args.folder, "**", "*.tsv"), recursive=True))
+    families, overhead = FAMILIES, None
+    if args.family:
+        known = {family.config_section for family in FAMILIES}
+        if set(args.family) - known:
+            parser.error(f"unknown family {', '.join(sorted(set(args.family) - known))} (known: {', '.join(sorted(known))})")
+        families = [family for family in FAMILIES if family.config_section in args.family]
+        overhead = JOB_OVERHEAD_SECONDS
     try:
-        overhead, rates = calibrate(benchmark_files, config, FAMILIES, measured)
+        overhead, rates = calibrate(benchmark_files, config, families, measured, overhead)
     except CalibrationError as exc:
         print(f"calibrate: {args.folder}: {exc}", file=sys.stderr)
         return 2
-    print(f"# JOB_OVERHEAD_SECONDS (src/dogs/workflow/cost.py) = {overhead:.3g}")
-    for family, settings in configured(config, FAMILIES):
+    if not args.family:
+        print(f"# JOB_OVERHEAD_SECONDS (src/dogs/workflow/cost.py) = {overhead:.3g}")
+    for family, settings in configured(config, families):
         mine = {w.rule for w in family.estimate_work(settings)}
         found = {rule: rate for rule, rate in rates.items() if rule in mine}
         if found:

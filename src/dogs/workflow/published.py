@@ -551,16 +551,19 @@ def relabel(out_dir, claims_dir=None, repository=".") -> dict:
     the repository's ``config/claims/``) without a run; the provenance.
 
     The verdicts stay the run's: refused (``ValueError``) when a published row's criterion differs from its claims
-    file's (its family must be republished from a run), or when the claims files hold a row that is not published
-    or lost one that is. Each family whose rows changed records the commit whose claims files were applied
-    (``relabelled`` in its stamp). A table published before per-family provenance is converted to this layout."""
+    file's (its family must be republished from a run), or when the claims files hold a row of a published family
+    that is not published or lost one that is (the rows of a family never published wait for its first publish).
+    Each family whose rows changed records the commit whose claims files were applied (``relabelled`` in its stamp).
+    A table published before per-family provenance is converted to this layout."""
     out_dir = Path(out_dir)
     claims_dir = Path(claims_dir) if claims_dir else _claims_dir(out_dir)
     provenance = read_provenance(out_dir, claims_dir)
     claim_rows = load_paper_claims(claims_dir)
     by_id = {row["id"]: row for row in claim_rows}
     old = pd.read_csv(out_dir / TABLE, dtype=str, keep_default_na=False)
-    added, lost = sorted(set(by_id) - set(old["id"])), sorted(set(old["id"]) - set(by_id))
+    # a family never published (no stamp: a new family before its first paper-scale run) has no rows to refresh
+    mine = {row_id for row_id, row in by_id.items() if row["family"] in provenance["families"]}
+    added, lost = sorted(mine - set(old["id"])), sorted(set(old["id"]) - set(by_id))
     if added or lost:
         raise ValueError(f"the claims files add {', '.join(added) or 'no row'} and drop {', '.join(lost) or 'no row'}: "
                          "republish their families from a paper-scale run")
