@@ -66,3 +66,22 @@ def enumerated_marginals(graph, evidence: dict | None = None):
     marginals = [np.array([weights[keep & (states[:, i] == k)].sum() for k in range(int(graph.cardinalities[i]))])
                  / mass for i in free]
     return marginals, float(np.log(mass))
+
+
+def random_local_factor_graph(seed: int, n_vars: int = 6, zeros: float = 0.2, max_card: int = 4):
+    """One factor per variable over it and 0 to 2 others (scope sizes 1 to 3), cardinalities 2 to ``max_card``,
+    log entries normal(0, 0.8) with a share ``zeros`` of -inf and one entry forced finite (never a whole factor
+    of zeros)."""
+    from dogs.models.factor_graph import DiscreteFactorGraph
+
+    rng = np.random.default_rng(seed)
+    card = rng.integers(2, max_card + 1, n_vars)
+    factors = []
+    for i in range(n_vars):
+        others = rng.choice(np.delete(np.arange(n_vars), i), size=rng.integers(0, 3), replace=False)
+        scope = [int(v) for v in others] + [i]
+        table = rng.normal(0, 0.8, tuple(int(card[v]) for v in scope))
+        table[rng.random(table.shape) < zeros] = -np.inf
+        table.flat[rng.integers(table.size)] = 0.0
+        factors.append((scope, table))
+    return DiscreteFactorGraph.from_factors(card, factors)

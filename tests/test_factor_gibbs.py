@@ -18,21 +18,12 @@ from dogs.samplers.base import chain_seeds
 from dogs.samplers.factor_gibbs import (NoPositiveStartError, assignment_order, positive_starts,
                                         run_factor_gibbs_draws)
 from dogs.scans import systematic_scan, uniform_scan
+from random_factor_graphs import random_local_factor_graph
 
 
 def _random_graph(seed, n_vars=6, zeros=0.2):
     """Random scopes of 1 to 3 variables, cardinalities 2 to 4, a share of zero entries (never a whole factor)."""
-    rng = np.random.default_rng(seed)
-    card = rng.integers(2, 5, n_vars)
-    factors = []
-    for i in range(n_vars):
-        others = rng.choice(np.delete(np.arange(n_vars), i), size=rng.integers(0, 3), replace=False)
-        scope = [int(v) for v in others] + [i]
-        table = rng.normal(0, 0.8, tuple(int(card[v]) for v in scope))
-        table[rng.random(table.shape) < zeros] = -np.inf
-        table.flat[rng.integers(table.size)] = 0.0
-        factors.append((scope, table))
-    return DiscreteFactorGraph.from_factors(card, factors)
+    return random_local_factor_graph(seed, n_vars, zeros=zeros, max_card=4)
 
 
 def _states(graph):

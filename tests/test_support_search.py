@@ -11,22 +11,12 @@ import dogs.samplers.factor_gibbs as factor_gibbs
 from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.samplers.factor_gibbs import NoPositiveStartError, positive_starts
 from dogs.samplers.support_search import support_state
-from random_factor_graphs import enumerate_joint
+from random_factor_graphs import enumerate_joint, random_local_factor_graph
 
 
 def _sparse_graph(seed, n_vars=6, zeros=0.6):
     """Random scopes of 1 to 3 variables with a large share of zero entries: the support is often empty."""
-    rng = np.random.default_rng(seed)
-    card = rng.integers(2, 4, n_vars)
-    factors = []
-    for i in range(n_vars):
-        others = rng.choice(np.delete(np.arange(n_vars), i), size=rng.integers(0, 3), replace=False)
-        scope = [int(v) for v in others] + [i]
-        table = rng.normal(0, 0.8, tuple(int(card[v]) for v in scope))
-        table[rng.random(table.shape) < zeros] = -np.inf
-        table.flat[rng.integers(table.size)] = 0.0
-        factors.append((scope, table))
-    return DiscreteFactorGraph.from_factors(card, factors)
+    return random_local_factor_graph(seed, n_vars, zeros=zeros, max_card=3)
 
 
 def test_support_state_finds_a_positive_state_exactly_when_one_exists():
