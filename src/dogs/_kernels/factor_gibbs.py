@@ -70,6 +70,21 @@ def _base(scope_starts, scope_vars, strides, table_starts, state, f, position):
 
 
 @njit(inline="always", cache=True)
+def _cumulative_from_logs(work, n):
+    """Replace the log weights ``work[:n]`` by the cumulative sums of ``exp(work - max)`` (the log-domain update of
+    the module docstring; all zeros when every weight is -inf)."""
+    peak = -np.inf
+    for k in range(n):
+        if work[k] > peak:
+            peak = work[k]
+    total = 0.0
+    for k in range(n):
+        if peak > -np.inf:
+            total += math.exp(work[k] - peak)
+        work[k] = total
+
+
+@njit(inline="always", cache=True)
 def factor_site_weights(packed, state, site, work):
     """Cumulative weights of the labels of ``site`` into ``work[:K_i]`` (module docstring); returns ``K_i``."""
     (card, factor_indptr, factor_ids, factor_positions, scope_starts, scope_vars, strides, table_starts,
@@ -96,15 +111,7 @@ def factor_site_weights(packed, state, site, work):
             step = strides[scope_starts[f] + position]
             for k in range(n_states):
                 work[k] += log_values[base + k * step]
-        peak = -np.inf
-        for k in range(n_states):
-            if work[k] > peak:
-                peak = work[k]
-        total = 0.0
-        for k in range(n_states):
-            if peak > -np.inf:
-                total += math.exp(work[k] - peak)
-            work[k] = total
+        _cumulative_from_logs(work, n_states)
     return n_states
 
 
@@ -143,7 +150,6 @@ def factor_block_weights(packed, blocks, state, block, work):
         total += weight
         work[c] = total
     if total < TINY:  # the log domain, as for one site
-        peak = -np.inf
         for c in range(n_configs):
             _set_configuration(card, block_vars, lo, hi, state, c)
             log_weight = 0.0
@@ -154,13 +160,7 @@ def factor_block_weights(packed, blocks, state, block, work):
                     offset += np.int64(state[scope_vars[q]]) * strides[q]
                 log_weight += log_values[offset]
             work[c] = log_weight
-            if log_weight > peak:
-                peak = log_weight
-        total = 0.0
-        for c in range(n_configs):
-            if peak > -np.inf:
-                total += math.exp(work[c] - peak)
-            work[c] = total
+        _cumulative_from_logs(work, n_configs)
     return n_configs
 
 
