@@ -16,7 +16,7 @@ from scipy.stats import norm
 from dogs._kernels.rng import uniform_stream
 from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.samplers.base import chain_seeds
-from dogs.samplers.factor_blocks import deterministic_blocks, pack_blocks
+from dogs.samplers.factor_blocks import deterministic_blocks, internal_support, pack_blocks
 from dogs.samplers.factor_gibbs import pack_factor_graph, positive_starts, run_factor_gibbs_draws
 from dogs.scans import systematic_scan, uniform_scan
 from random_factor_graphs import enumerate_joint, random_bayesian_network, random_markov_graph
@@ -39,10 +39,24 @@ def _site_weights(graph, exp_values, state, site):
     return weights
 
 
+def _internal_support(graph, block):
+    """Every configuration of ``block`` (sorted) in C order at which each factor within the block is positive."""
+    block = sorted(int(v) for v in block)
+    inside = [f for f in range(graph.n_factors) if set(graph.scope(f).tolist()) <= set(block)]
+    out = []
+    for configuration in itertools.product(*[range(int(graph.cardinalities[v])) for v in block]):
+        x = dict(zip(block, configuration))
+        if all(graph.log_values[graph.table_starts[f] + sum(x[int(v)] * int(s) for v, s in zip(
+                graph.scope(f), graph.strides[graph.scope_starts[f]:graph.scope_starts[f + 1]]))] > -np.inf
+               for f in inside):
+            out.append(configuration)
+    return out
+
+
 def _block_weights(graph, exp_values, state, block, factors):
-    """Weights of the block's configurations in C order (the last block variable fastest), each the product of the
+    """Weights of the block's internal support in C order (the last block variable fastest), each the product of the
     block's factors in increasing order."""
-    configurations = list(itertools.product(*[range(int(graph.cardinalities[v])) for v in block]))
+    configurations = _internal_support(graph, block)
     weights = np.ones(len(configurations))
     for c, configuration in enumerate(configurations):
         x = state.copy()
@@ -56,7 +70,7 @@ def _block_weights(graph, exp_values, state, block, factors):
 def _reference(graph, blocks, scan, seed, start, passes):
     """The kernel's rule in plain Python on its own uniforms: labels after every pass."""
     exp_values = pack_factor_graph(graph)[8]
-    block_of, indptr, block_vars, factor_indptr, block_factors, _ = pack_blocks(graph, blocks)
+    block_of, indptr, block_vars, factor_indptr, block_factors = pack_blocks(graph, blocks)[:5]
     uniforms = iter(uniform_stream(np.uint64(seed), 10 * passes * scan.length + 10))
     state = np.array(start, dtype=np.int64)
     out = []
@@ -76,7 +90,7 @@ def _reference(graph, blocks, scan, seed, start, passes):
                                                      block_factors[factor_indptr[b]:factor_indptr[b + 1]])
             cumulative = np.cumsum(weights)
             u = next(uniforms)
-            if cumulative[-1] > 0:
+            if cumulative.size and cumulative[-1] > 0:
                 state[block] = configurations[int(np.sum(cumulative <= u * cumulative[-1]))]
         out.append(state.copy())
     return np.array(out)
@@ -134,13 +148,51 @@ def test_deterministic_blocks_group_variables_tied_by_zeros_within_the_cap():
         ((0,), _log([0.5, 0.5])), ((1,), _log([0.9, 0.1])), ((0, 1, 2), _log(either)),
         ((2, 3), _log([[0.7, 0.3], [0.2, 0.8]]))], kind="BAYES")
     assert [b.tolist() for b in deterministic_blocks(graph)] == [[0, 1, 2]]
-    assert [b.tolist() for b in deterministic_blocks(graph, max_configurations=4)] == [[0, 1]]  # a pair fits
-    assert deterministic_blocks(graph, max_configurations=2) == []
+    # {0, 1, 2} has 4 configurations where the OR factor is positive (of 8): the cap counts those
+    assert [b.tolist() for b in deterministic_blocks(graph, max_configurations=4)] == [[0, 1, 2]]
+    assert deterministic_blocks(graph, max_configurations=3) == []
     assert [b.tolist() for b in deterministic_blocks(graph, near_zero=0.25)] == [[0, 1, 2, 3]]
     with pytest.raises(ValueError, match="disjoint"):
         pack_blocks(graph, [[0, 1], [1, 2]])
     with pytest.raises(ValueError, match="distinct variables"):
         pack_blocks(graph, [[0, 4]])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_internal_support_is_every_configuration_the_blocks_own_factors_allow(seed):
+    rng = np.random.default_rng(seed)
+    graph = random_markov_graph(rng, p=6, zeros=0.4) if seed % 2 else random_bayesian_network(rng, p=6, zeros=0.4)
+    for size in (2, 3, 4):
+        block = np.sort(rng.choice(6, size, replace=False))
+        expected = np.array(_internal_support(graph, block), dtype=np.int32).reshape(-1, size)
+        np.testing.assert_array_equal(internal_support(graph, block), expected)
+        np.testing.assert_array_equal(internal_support(graph, block[::-1]), expected)  # any order: sorted rows
+    with pytest.raises(ValueError, match="too large"):
+        internal_support(DiscreteFactorGraph.from_factors([64] * 4, []), [0, 1, 2, 3])
+
+
+def test_functional_children_form_one_block_of_few_configurations():
+    """A 5-state parent with three children, each a function of it (4 states): single-site Gibbs never moves the
+    parent (any change breaks a child's function), and the 320 joint configurations exceed the cap, but the block's
+    own factors allow 5, so the default blocks hold all four variables and the chain visits every parent state."""
+    functions = [[0, 1, 2, 3, 0], [3, 2, 1, 0, 0], [1, 1, 2, 2, 3]]
+    factors = [((0,), _log(np.full(5, 0.2)))]
+    for child, function in enumerate(functions, start=1):
+        table = np.zeros((5, 4))
+        table[np.arange(5), function] = 1.0
+        factors.append(((0, child), _log(table)))
+    graph = DiscreteFactorGraph.from_factors([5, 4, 4, 4], factors, kind="BAYES")
+    blocks = deterministic_blocks(graph)
+    assert [b.tolist() for b in blocks] == [[0, 1, 2, 3]]
+    assert len(internal_support(graph, blocks[0])) == 5
+    start = np.array([2, 2, 1, 2])
+    scan = systematic_scan(4, 4)
+    single = run_factor_gibbs_draws(graph, scan, seed=0, draws=200, initial_state=start)
+    assert np.all(single.labels[0, :, 0] == 2)
+    blocked = run_factor_gibbs_draws(graph, scan, seed=0, draws=200, initial_state=start, blocks=blocks)
+    assert set(blocked.labels[0, :, 0].tolist()) == set(range(5))
+    assert all(np.all(blocked.labels[0, :, child] == np.take(function, blocked.labels[0, :, 0]))
+               for child, function in enumerate(functions, start=1))
 
 
 def test_or_gate_is_reducible_single_site_and_mixes_blocked():
@@ -202,6 +254,14 @@ def test_asia_blocked_matches_exact_posteriors():
                                                                               truth[v][k])
 
 
+def test_once_per_block_keeps_each_blocks_first_variable_and_every_other_step():
+    from dogs.sampling_call import once_per_block
+    from dogs.scans import Scan
+
+    scan = Scan(np.array([0, 1, 2, 3, 4, -1, 4, 3, 2, 1, 0]), 5)
+    assert once_per_block(scan, [np.array([3, 1])]).indices.tolist() == [0, 1, 2, 4, -1, 4, 2, 1, 0]
+
+
 def test_sample_takes_blocks_and_records_them():
     pytest.importorskip("arviz")
     import json
@@ -216,6 +276,8 @@ def test_sample_takes_blocks_and_records_them():
                                                                                                     [0.2, 0.8]]))])
     data = sample(graph, chains=2, draws=8, seed=0, progress=False)
     assert json.loads(data.posterior.attrs["blocks"]) == [[0, 1, 2]]
+    assert data.posterior.attrs["scan_length"] == 2  # a systematic sweep steps on the block once, then on x3
+    assert sample(graph, "uniform", chains=2, draws=8, seed=0, progress=False).posterior.attrs["scan_length"] == 4
     observed = sample(graph, chains=2, draws=8, seed=0, progress=False, evidence={1: 0}, blocks=[[0, 1, 2]])
     assert json.loads(observed.posterior.attrs["blocks"]) == [[0, 2]]  # the observed variable left out
     assert json.loads(sample(graph, chains=2, draws=8, seed=0, progress=False, blocks=None)

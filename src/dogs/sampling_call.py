@@ -66,8 +66,8 @@ from dogs.resources import TooLargeError, format_bytes, memory_limit_bytes
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
 __all__ = ["RHAT_THRESHOLD", "SamplingWarning", "check_sampling_memory", "conditioned_positive_starts", "diagnose",
-           "import_arviz", "marginals", "sample", "sampling_memory_bytes", "sampling_warnings", "scan_given_evidence",
-           "scan_in_original"]
+           "import_arviz", "marginals", "once_per_block", "sample", "sampling_memory_bytes", "sampling_warnings",
+           "scan_given_evidence", "scan_in_original"]
 
 #: Largest split R-hat taken as converged (Vehtari et al. 2021).
 RHAT_THRESHOLD = 1.01
@@ -110,6 +110,18 @@ def _scan_for(scan, length, conditioned) -> Scan:
     if length is not None:
         raise ValueError("length sets the length of a named scan; a Scan or index sequence has its own")
     return scan_given_evidence(scan, conditioned)
+
+
+def once_per_block(scan: Scan, blocks) -> Scan:
+    """``scan`` without its steps on a block's variables other than the block's first (lowest) one: a systematic
+    sweep then draws each block once, as one unit, instead of once per variable in it (each such draw is from the
+    same kind of joint conditional, so the repeats cost the block's whole enumeration again and again). Any scan of
+    Gibbs updates leaves the distribution invariant, so this changes the cost of a sweep, not what is sampled."""
+    skipped = np.zeros(scan.n_vars, dtype=bool)
+    for block in blocks:
+        skipped[np.sort(np.asarray(block))[1:]] = True
+    indices = np.asarray(scan.indices, dtype=np.int64)
+    return Scan(indices[(indices < 0) | ~skipped[np.maximum(indices, 0)]], scan.n_vars)
 
 
 def scan_given_evidence(scan, conditioned) -> Scan:
@@ -258,9 +270,11 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     blocks : "auto", None or sequence of sequences of int
         Factor graphs only: blocks of variables, each drawn jointly from its exact conditional whenever the scan
         steps on one of its variables (:mod:`dogs.samplers.factor_blocks`; a remedy for reducible single-site
-        Gibbs). ``auto`` (default): the variables tied by zero entries, within
-        :data:`~dogs.samplers.factor_blocks.MAX_BLOCK_CONFIGURATIONS` joint configurations per block
-        (:func:`~dogs.samplers.factor_blocks.deterministic_blocks`), and none with ``certify`` (the certificate
+        Gibbs); the ``systematic`` scan then steps on each block once per sweep, at its first variable
+        (:func:`once_per_block`), so ``scan_length`` counts units, not variables. ``auto`` (default): the
+        variables tied by zero entries, within :data:`~dogs.samplers.factor_blocks.MAX_BLOCK_CONFIGURATIONS`
+        candidate configurations per block (its internal support,
+        :func:`~dogs.samplers.factor_blocks.deterministic_blocks`), and none with ``certify`` (the certificate
         bounds single-site updates); ``None``: single-site updates only; a sequence: these disjoint blocks, in the
         model's numbering (observed variables are left out of them). The blocks used are in the attribute
         ``blocks`` (JSON, original indices).
@@ -308,6 +322,8 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     recorded = _recorded(variables, conditioned)
     check_sampling_memory(reduced.n_vars, chains, draws, cards[recorded])
     chosen_blocks = _blocks_for(blocks, conditioned, certify)
+    if isinstance(scan, str) and scan == "systematic" and chosen_blocks:
+        one_pass = once_per_block(one_pass, chosen_blocks)
     bound = None
     if certify:
         from dogs.bounds import check_influence_bound, influence_bound

@@ -36,9 +36,11 @@ a step on ``i`` then draws the whole block from its joint conditional given the 
 
     \pi(X_B = c \mid x_{-B}) \propto w_c = \prod_{f \cap B \ne \emptyset} a_f\big(x_{S_f}^{(B \to c)}\big),
 
-the configurations ``c`` enumerated in C order over the block's variables (its last variable fastest), each
-weight the product of the block's factors (each factor once, in the block's list order), with the same log-domain
-fallback, and ONE label uniform picks the configuration by the same inverse CDF. ``|B| = 1`` or no block: the
+over the block's listed candidate configurations ``c`` (its internal support, which holds every configuration of
+positive conditional probability whatever the rest; in C order over the sorted block variables, the last
+fastest), each weight the product of the block's factors (each factor once, in the block's list order), with the
+same log-domain fallback, and ONE label uniform picks the configuration by the same inverse CDF. A block whose
+every candidate has weight 0 (a state of probability 0) keeps its labels. ``|B| = 1`` or no block: the
 single-site update above. Every step is a Gibbs kernel of ``pi``, so any scan of them leaves ``pi`` invariant.
 
 Everything is private and takes arrays and scalars only; :func:`dogs.samplers.factor_gibbs.run_factor_gibbs_draws`
@@ -116,30 +118,27 @@ def factor_site_weights(packed, state, site, work):
 
 
 @njit(inline="always", cache=True)
-def _set_configuration(card, block_vars, lo, hi, state, configuration):
-    """Write configuration number ``configuration`` (C order, the last block variable fastest) into ``state``."""
-    rest = configuration
-    for q in range(hi - 1, lo - 1, -1):
-        v = block_vars[q]
-        k = np.int64(card[v])
-        state[v] = rest % k
-        rest //= k
+def _set_configuration(configs, first, block_vars, lo, hi, state, configuration):
+    """Write the block's listed configuration number ``configuration`` (its rows start at ``configs[first]``, one
+    label per block variable) into ``state``."""
+    row = first + configuration * (hi - lo)
+    for q in range(lo, hi):
+        state[block_vars[q]] = configs[row + q - lo]
 
 
 @njit(inline="always", cache=True)
 def factor_block_weights(packed, blocks, state, block, work):
-    """Cumulative weights of the configurations of ``block`` into ``work`` (module docstring); returns their number.
-    ``state`` is left at the last configuration: the caller writes the drawn one."""
-    (card, _, _, _, scope_starts, scope_vars, strides, table_starts, exp_values, log_values) = packed
-    _, block_indptr, block_vars, block_factor_indptr, block_factors, _ = blocks
+    """Cumulative weights of the candidate configurations of ``block`` into ``work`` (module docstring); returns
+    their number. ``state`` is left at the last configuration: the caller writes the drawn one."""
+    (_, _, _, _, scope_starts, scope_vars, strides, table_starts, exp_values, log_values) = packed
+    _, block_indptr, block_vars, block_factor_indptr, block_factors, _, config_indptr, configs = blocks
     lo, hi = block_indptr[block], block_indptr[block + 1]
     f_lo, f_hi = block_factor_indptr[block], block_factor_indptr[block + 1]
-    n_configs = np.int64(1)
-    for q in range(lo, hi):
-        n_configs *= np.int64(card[block_vars[q]])
+    first = config_indptr[block]
+    n_configs = (config_indptr[block + 1] - first) // (hi - lo)
     total = 0.0
     for c in range(n_configs):
-        _set_configuration(card, block_vars, lo, hi, state, c)
+        _set_configuration(configs, first, block_vars, lo, hi, state, c)
         weight = 1.0
         for slot in range(f_lo, f_hi):
             f = block_factors[slot]
@@ -151,7 +150,7 @@ def factor_block_weights(packed, blocks, state, block, work):
         work[c] = total
     if total < TINY:  # the log domain, as for one site
         for c in range(n_configs):
-            _set_configuration(card, block_vars, lo, hi, state, c)
+            _set_configuration(configs, first, block_vars, lo, hi, state, c)
             log_weight = 0.0
             for slot in range(f_lo, f_hi):
                 f = block_factors[slot]
@@ -165,11 +164,12 @@ def factor_block_weights(packed, blocks, state, block, work):
 
 
 @njit(inline="always", cache=True)
-def _advance(packed, blocks, scan, state, work, s0, s1, s2, s3):
-    """One pass of the scan on ``state`` in place; returns ``(evaluations, s0, s1, s2, s3)``."""
+def _advance(packed, blocks, scan, state, work, saved, s0, s1, s2, s3):
+    """One pass of the scan on ``state`` in place (``saved`` holds a block's labels meanwhile); returns
+    ``(evaluations, s0, s1, s2, s3)``."""
     n_vars = state.size
     block_of, block_indptr, block_vars = blocks[0], blocks[1], blocks[2]
-    card = packed[0]
+    config_indptr, configs = blocks[6], blocks[7]
     evaluations = 0
     for t in range(scan.size):
         step_site = scan[t]
@@ -186,15 +186,17 @@ def _advance(packed, blocks, scan, state, work, s0, s1, s2, s3):
             evaluations += n_states - 1
             continue
         lo, hi = block_indptr[block], block_indptr[block + 1]
-        current = np.int64(0)
-        for q in range(lo, hi):
-            current = current * np.int64(card[block_vars[q]]) + np.int64(state[block_vars[q]])
+        for q in range(lo, hi):  # the current labels, kept if no candidate has weight
+            saved[q - lo] = state[block_vars[q]]
         n_configs = factor_block_weights(packed, blocks, state, block, work)
         bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-        if work[n_configs - 1] > 0.0:
-            current = np.int64(label_from_cumulative(work, np.uint64(n_configs), uniform_from_bits(bits)))
-        _set_configuration(card, block_vars, lo, hi, state, current)
-        evaluations += n_configs - 1
+        if n_configs > 0 and work[n_configs - 1] > 0.0:
+            drawn = np.int64(label_from_cumulative(work, np.uint64(n_configs), uniform_from_bits(bits)))
+            _set_configuration(configs, config_indptr[block], block_vars, lo, hi, state, drawn)
+        else:
+            for q in range(lo, hi):
+                state[block_vars[q]] = saved[q - lo]
+        evaluations += max(n_configs - 1, 0)
     return evaluations, s0, s1, s2, s3
 
 
@@ -205,16 +207,18 @@ def factor_gibbs_chain_draws(packed, blocks, scan, state, rng_state, record_vars
 
     ``packed`` is the tuple of :func:`dogs.samplers.factor_gibbs.pack_factor_graph`, ``blocks`` that of
     :func:`dogs.samplers.factor_blocks.pack_blocks` (``block_of, block_indptr, block_vars, block_factor_indptr,
-    block_factors, largest block's configurations``); ``scan`` (T,) int64 in
+    block_factors, largest block's candidate configurations, config_indptr, configs``); ``scan`` (T,) int64 in
     ``[-1, p)``; ``state`` (p,) int32 labels; ``rng_state`` (4,) uint64, advanced in place. One dependent sequence:
     pass ``k + 1`` starts where pass ``k`` ended; after pass ``k`` the labels of ``record_vars`` go to
     ``labels[first + k]`` (a ``(D, V)`` array, int8 or int32).
     """
     work = np.empty(max(np.int64(packed[0].max()), blocks[5]), dtype=np.float64)
+    saved = np.empty(max(np.int64(1), np.max(np.diff(blocks[1])) if blocks[1].size > 1 else np.int64(1)),
+                     dtype=state.dtype)
     s0, s1, s2, s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
     evaluations = 0
     for k in range(count):
-        n, s0, s1, s2, s3 = _advance(packed, blocks, scan, state, work, s0, s1, s2, s3)
+        n, s0, s1, s2, s3 = _advance(packed, blocks, scan, state, work, saved, s0, s1, s2, s3)
         evaluations += n
         row = labels[first + k]
         for v in range(record_vars.size):

@@ -96,21 +96,44 @@ def choose_evidence(model, n_evidence: int, rng: np.random.Generator) -> dict[in
 MAX_DRAWS = 4000
 
 
-def _budgeted(budget: float, run, pilot_draws: int = 32) -> tuple[int, int]:
-    """``(draws, passes per draw)`` that fill ``budget`` seconds of ``run(draws, passes)``, at most :data:`MAX_DRAWS`
-    draws: the fixed cost is the time of a 4-draw run, the time per pass from pilot runs of ``pilot_draws`` draws whose
-    passes per draw grow fourfold until the passes take a tenth of the budget (so that noise in the fixed cost cannot
-    pass for the passes' time)."""
-    run(4, 1)  # compilation and first-call costs, not the sampler's
-    start = time.perf_counter()
+def _warm_up(run) -> None:
+    """Compile and load everything ``run(draws, passes)`` calls, on one thread and on numba's threads, so that no
+    timing below includes a first call: a run splits its chains between threads only when it is large
+    (:func:`dogs.samplers.draws.use_threads`), and the pilot runs may be smaller than the final one."""
+    from dogs.samplers import draws as draws_module
+
+    threshold = draws_module.THREADS_FROM_UPDATES
+    draws_module.THREADS_FROM_UPDATES = 0
+    try:
+        run(4, 1)
+    finally:
+        draws_module.THREADS_FROM_UPDATES = threshold
     run(4, 1)
-    fixed = time.perf_counter() - start
+
+
+def _budgeted(budget: float, run, pilot_draws: int = 32, updates_per_pass: int = 0) -> tuple[int, int]:
+    """``(draws, passes per draw)`` that fill ``budget`` seconds of ``run(draws, passes)``, at most :data:`MAX_DRAWS`
+    draws: the fixed cost is the shortest of three 4-draw runs, the time per pass from pilot runs of ``pilot_draws``
+    draws whose passes per draw grow fourfold until the passes take a tenth of the budget (so that noise in the
+    fixed cost cannot pass for the passes' time) and a pilot has at least
+    :data:`dogs.samplers.draws.THREADS_FROM_UPDATES` site updates (``updates_per_pass`` per pass, 0: not counted; so
+    that the pilot runs on threads when the final run does)."""
+    from dogs.samplers.draws import THREADS_FROM_UPDATES
+
+    _warm_up(run)
+    fixed = np.inf
+    for _ in range(3):
+        start = time.perf_counter()
+        run(4, 1)
+        fixed = min(fixed, time.perf_counter() - start)
     passes = 1
     while True:
         start = time.perf_counter()
         run(pilot_draws, passes)
         spent = time.perf_counter() - start - fixed
-        if spent >= 0.1 * budget or passes >= 1 << 20:
+        pilot_updates = pilot_draws * passes * updates_per_pass
+        threaded_like_the_run = not updates_per_pass or pilot_updates >= THREADS_FROM_UPDATES
+        if (spent >= 0.1 * budget and threaded_like_the_run) or passes >= 1 << 20:
             break
         passes *= 4
     per_pass = max(spent, 1e-6) / (pilot_draws * passes)
@@ -140,7 +163,8 @@ def _ours(model, scan, reduced_scan, conditioned, bound, chains: int, seconds: f
             return sample(model, one_draw, length=length, chains=chains, draws=draws, seed=seed, evidence=evidence,
                           progress=False, blocks=blocks)
 
-    draws, thin = _budgeted(max(seconds - setup, 0.1), run)
+    steps = (conditioned.model.n_vars if isinstance(scan, str) else len(scan)) * chains
+    draws, thin = _budgeted(max(seconds - setup, 0.1), run, updates_per_pass=steps)
     start = time.perf_counter()
     data = run(draws, thin)
     elapsed = setup + time.perf_counter() - start
@@ -392,9 +416,20 @@ def _parse(argv):
     return args
 
 
+def _warm_up_setup() -> None:
+    """Compile the influence bound's and DoGS's kernels on the smallest network, so that no network's DoGS setup
+    time includes compilation."""
+    from dogs.bounds import influence_bound
+    from dogs.scans import dogs_scan, systematic_scan
+
+    model, _ = load_network(BUNDLED_NETWORKS[0])
+    dogs_scan(systematic_scan(model.n_vars, 2 * model.n_vars), np.ones(model.n_vars), influence_bound(model))
+
+
 def main(argv=None) -> dict:
     args = _parse(argv)
     started = time.perf_counter()
+    _warm_up_setup()
     seeds = np.random.SeedSequence(args.seed).spawn(len(BUNDLED_NETWORKS))
     rows = []
     for name in args.networks:

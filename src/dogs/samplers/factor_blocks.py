@@ -13,39 +13,143 @@ is a Gibbs kernel of :math:`\pi` too (it leaves :math:`\pi` invariant whatever t
 in :mod:`dogs._kernels.factor_gibbs`), and moves between such states in one step when ``B`` holds the
 variables a zero entry ties together.
 
+The block's candidate configurations. Let :math:`F_B` be the factors whose whole scope lies in ``B`` (the block's
+*internal* factors). Whatever the rest :math:`x_{-B}`, a configuration ``c`` of positive conditional probability
+has :math:`\phi_f(c_{S_f}) > 0` for every :math:`f \in F_B`, so
+
+.. math::
+
+    \{c : \pi(X_B = c \mid x_{-B}) > 0\} \subseteq \Sigma_B = \{c : \phi_f(c_{S_f}) > 0 \ \forall f \in F_B\},
+
+the block's *internal support*. An update enumerates :math:`\Sigma_B` (in C order, the last block variable
+fastest) instead of all :math:`\prod_{i \in B} K_i` configurations; the configurations left out have weight 0
+under every :math:`x_{-B}`, so the conditional drawn from is the same, and so is the draw for the same uniform
+(the inverse CDF of :mod:`dogs._kernels.factor_gibbs` never picks a configuration of weight 0). This is what
+makes large blocks affordable where zeros are deterministic functions: a variable with ``K`` states and ``m``
+children each a function of it has :math:`K` configurations in :math:`\Sigma_B`, not :math:`K \prod K_j`
+(hailfinder's ``Scenario``, 11 states, and its functional children, which single-site Gibbs cannot move at all).
+
 Choice (:func:`deterministic_blocks`). A factor *ties* its scope when some entry is at most ``near_zero`` times its
-largest entry (``near_zero = 0``: exactly the factors with zero entries). Blocks grow by union-find from single
-variables: first every tied factor's whole scope, then every pair of variables within a tied scope, each in
-increasing order of the joint configurations the merge would make (ties to the lower factor index), a merge made
-only when the merged block has at most ``max_configurations`` joint configurations (the product of its
-variables' cardinalities; default :data:`MAX_BLOCK_CONFIGURATIONS`). An update of a block of ``C``
-configurations costs ``C`` products of its factors, so the cap bounds a step's work; a tie the cap leaves
-unmerged stays a possible cause of reducibility, which split R-hat then reports.
+largest entry (``near_zero = 0``: exactly the factors with zero entries). Blocks grow greedily from single
+variables: two blocks holding variables of one tied scope may merge when the merged block's internal support has
+at most ``max_configurations`` configurations (default :data:`MAX_BLOCK_CONFIGURATIONS`; the supports are joined
+and filtered by the factors the merge makes internal), and the merge made next is the one of least *growth*
+:math:`|\Sigma_{A \cup B}| / \max(|\Sigma_A|, |\Sigma_B|)` (then the smaller support, then the lower indices). A
+child that is a function of its block has growth 1 and merges first, so chains of functions (hailfinder's
+``Scenario`` and the variables derived from it) end up in one block before soft ties fill the cap. An update of a
+block of ``C`` candidate configurations costs ``C`` products of its factors, so the cap bounds a step's work; a
+tie the cap leaves unmerged stays a possible cause of reducibility, which split R-hat then reports. Only exact
+zeros ever remove a configuration: ``near_zero`` merges blocks, it never shrinks a support.
 """
 
 from __future__ import annotations
+
+import heapq
 
 import numpy as np
 
 from dogs.models.factor_graph import DiscreteFactorGraph
 
-__all__ = ["MAX_BLOCK_CONFIGURATIONS", "deterministic_blocks", "pack_blocks"]
+__all__ = ["MAX_BLOCK_CONFIGURATIONS", "deterministic_blocks", "internal_support", "pack_blocks"]
 
-#: Default cap on a block's joint configurations in :func:`deterministic_blocks`.
-MAX_BLOCK_CONFIGURATIONS = 64
-#: Largest block (joint configurations) :func:`pack_blocks` accepts: the kernel's work array holds them all.
+#: Default cap on a block's internal support (candidate configurations) in :func:`deterministic_blocks`.
+MAX_BLOCK_CONFIGURATIONS = 256
+#: Largest internal support :func:`pack_blocks` accepts: the kernel's work array holds all its configurations.
 BLOCK_CONFIGURATIONS_LIMIT = 1 << 16
+#: Largest join (product of two supports) formed while a support is computed: a bigger one is refused.
+JOIN_LIMIT = 1 << 22
+
+
+class _Supports:
+    """Internal supports of sets of variables of ``model``, by joins (module docstring)."""
+
+    def __init__(self, model: DiscreteFactorGraph):
+        self.model = model
+        self.scopes = [model.scope(f) for f in range(model.n_factors)]
+        self.factors_of = [np.unique(model.factor_ids[model.factor_indptr[v]:model.factor_indptr[v + 1]])
+                           for v in range(model.n_vars)]
+
+    def _positive(self, f, variables, rows) -> np.ndarray:
+        """Whether factor ``f`` (scope within ``variables``, sorted) is positive at each row of ``rows``."""
+        model = self.model
+        lo, hi = model.scope_starts[f], model.scope_starts[f + 1]
+        columns = np.searchsorted(variables, self.scopes[f])
+        offsets = model.table_starts[f] + rows[:, columns].astype(np.int64) @ model.strides[lo:hi].astype(np.int64)
+        return model.log_values[offsets] > -np.inf
+
+    def single(self, v: int) -> tuple[np.ndarray, np.ndarray]:
+        """``({v}, its states where every factor over ``v`` alone is positive)``."""
+        variables = np.array([v], dtype=np.int64)
+        rows = np.arange(int(self.model.cardinalities[v]), dtype=np.int32)[:, None]
+        for f in self.factors_of[v]:
+            if self.scopes[f].size == 1:
+                rows = rows[self._positive(f, variables, rows)]
+        return variables, rows
+
+    def join(self, first, second):
+        """The internal support of the union of two disjoint sets from theirs, ``(variables, rows)`` with the rows in
+        C order; None when the product of the two supports exceeds :data:`JOIN_LIMIT`."""
+        (vars_a, rows_a), (vars_b, rows_b) = first, second
+        if len(rows_a) * len(rows_b) > JOIN_LIMIT:
+            return None
+        variables = np.concatenate([vars_a, vars_b])
+        order = np.argsort(variables)
+        rows = np.concatenate([np.repeat(rows_a, len(rows_b), axis=0), np.tile(rows_b, (len(rows_a), 1))],
+                              axis=1)[:, order]
+        variables = variables[order]
+        members = set(variables.tolist())
+        in_a, in_b = set(vars_a.tolist()), set(vars_b.tolist())
+        for f in np.unique(np.concatenate([self.factors_of[v] for v in variables])):
+            scope = set(self.scopes[f].tolist())
+            if scope <= members and not scope <= in_a and not scope <= in_b:
+                rows = rows[self._positive(f, variables, rows)]
+        return variables, rows[np.lexsort(rows.T[::-1])] if rows.shape[0] else rows
+
+    def of(self, variables):
+        """The internal support of ``variables`` (distinct), folding one variable at a time, each time the one that
+        makes the most factors internal (so that constraints prune the support early); None when a join exceeds
+        :data:`JOIN_LIMIT`."""
+        left = sorted(int(v) for v in variables)
+        scopes = {f: set(self.scopes[f].tolist()) for v in left for f in self.factors_of[v]}
+        members = set(left)
+        inside = {f: s for f, s in scopes.items() if s <= members}
+        current, taken = None, set()
+        while left:
+            def completed(v):
+                return sum(1 for s in inside.values() if v in s and s <= taken | {v})
+
+            v = max(left, key=lambda u: (completed(u), -int(self.model.cardinalities[u]), -u))
+            left.remove(v)
+            taken.add(v)
+            current = self.single(v) if current is None else self.join(current, self.single(v))
+            if current is None:
+                return None
+        return current
+
+
+def internal_support(model: DiscreteFactorGraph, variables) -> np.ndarray:
+    """The configurations of ``variables`` (distinct indices) at which every factor whose scope lies within them is
+    positive (:math:`\\Sigma_B` of the module docstring), ``(C, |B|)`` int32 rows in C order over the sorted
+    variables (the last fastest). Raises ``ValueError`` when a join of partial supports would exceed
+    :data:`JOIN_LIMIT` rows."""
+    if not isinstance(model, DiscreteFactorGraph):
+        raise TypeError(f"model must be a DiscreteFactorGraph, got {type(model).__name__}")
+    support = _Supports(model).of(variables)
+    if support is None:
+        raise ValueError(f"the support of block {sorted(int(v) for v in variables)} is too large to enumerate "
+                         f"(a partial join over {JOIN_LIMIT} configurations)")
+    return support[1]
 
 
 def deterministic_blocks(model: DiscreteFactorGraph, max_configurations: int = MAX_BLOCK_CONFIGURATIONS,
                          near_zero: float = 0.0) -> list[np.ndarray]:
     """Blocks of variables tied by zero (or near-zero) entries, each sorted, of two or more variables and at most
-    ``max_configurations`` joint configurations (module docstring); the other variables stay single sites."""
+    ``max_configurations`` configurations in its internal support (module docstring); the other variables stay
+    single sites."""
     if not isinstance(model, DiscreteFactorGraph):
         raise TypeError(f"model must be a DiscreteFactorGraph, got {type(model).__name__}")
     if not 0.0 <= near_zero < 1.0:
         raise ValueError(f"near_zero must lie in [0, 1), got {near_zero}")
-    card = model.cardinalities.astype(np.float64)
     tied = []
     for f in range(model.n_factors):
         scope = model.scope(f)
@@ -63,20 +167,39 @@ def deterministic_blocks(model: DiscreteFactorGraph, max_configurations: int = M
             i = root[i]
         return i
 
-    configurations = card.copy()  # of each root's block
-    candidates = [(float(np.prod(card[scope])), f, scope) for f, scope in tied]
-    candidates += [(card[a] * card[b], f, [a, b]) for f, scope in tied
-                   for n, a in enumerate(scope) for b in scope[n + 1:]]
-    for _, _, variables in sorted(candidates, key=lambda c: (c[0], c[1], len(c[2]))):
-        roots = sorted({find(v) for v in variables})
-        if len(roots) < 2:
+    supports = _Supports(model)
+    support_of = {v: supports.single(v) for v in range(model.n_vars)}  # root -> (variables, rows) of its block
+    neighbours = {v: set() for v in range(model.n_vars)}  # roots tied to each root
+    for _, scope in tied:
+        for a in scope:
+            neighbours[a].update(b for b in scope if b != a)
+    version = np.zeros(model.n_vars, dtype=np.int64)  # bumped when a root's block changes: older entries are stale
+    heap = []
+
+    def push(a, b):
+        a, b = min(a, b), max(a, b)
+        merged = supports.join(support_of[a], support_of[b])
+        if merged is None or len(merged[1]) > max_configurations:
+            return
+        growth = len(merged[1]) / max(len(support_of[a][1]), len(support_of[b][1]))
+        heapq.heappush(heap, (growth, len(merged[1]), a, b, int(version[a]), int(version[b]), merged))
+
+    for a in range(model.n_vars):
+        for b in neighbours[a]:
+            if a < b:
+                push(a, b)
+    while heap:
+        _, _, a, b, version_a, version_b, merged = heapq.heappop(heap)
+        if version[a] != version_a or version[b] != version_b or find(a) != a or find(b) != b:
             continue
-        merged = float(np.prod(configurations[roots]))
-        if merged > max_configurations:
-            continue
-        for r in roots[1:]:
-            root[r] = roots[0]
-        configurations[roots[0]] = merged
+        root[b] = a
+        version[a] += 1
+        support_of[a] = merged
+        del support_of[b]
+        neighbours[a] = {find(n) for n in neighbours[a] | neighbours.pop(b)} - {a}
+        for n in neighbours[a]:
+            neighbours[n] = {find(m) for m in neighbours[n]}
+            push(a, n)
     owners = np.array([find(i) for i in range(model.n_vars)])
     blocks = [np.flatnonzero(owners == r) for r in np.unique(owners)]
     return [b for b in blocks if b.size > 1]
@@ -85,11 +208,13 @@ def deterministic_blocks(model: DiscreteFactorGraph, max_configurations: int = M
 def pack_blocks(model: DiscreteFactorGraph, blocks) -> tuple:
     """The arrays the kernel reads for ``blocks`` (sequences of variable indices, disjoint; blocks of one variable
     are single sites): ``(block_of, block_indptr, block_vars, block_factor_indptr, block_factors,
-    largest configurations)``, ``block_of[i] = -1`` for a single site, each block's factors those that contain one
-    of its variables, once each, in increasing order."""
+    largest support, config_indptr, configs)``, ``block_of[i] = -1`` for a single site, each block's variables
+    sorted, its factors those that contain one of its variables, once each, in increasing order, and its candidate
+    configurations its internal support (:func:`internal_support`), the rows of block ``b`` flattened in
+    ``configs[config_indptr[b]:config_indptr[b + 1]]``."""
     p = model.n_vars
     block_of = np.full(p, -1, dtype=np.int64)
-    members, factors, largest = [], [], 1
+    members, factors, rows, largest = [], [], [], 1
     for b in blocks if blocks is not None else []:
         variables = np.asarray(b)
         if variables.ndim != 1 or variables.size == 0 or not np.issubdtype(variables.dtype, np.integer):
@@ -101,20 +226,24 @@ def pack_blocks(model: DiscreteFactorGraph, blocks) -> tuple:
         if np.any(block_of[variables] >= 0):
             raise ValueError(f"blocks must be disjoint: variable {int(variables[block_of[variables] >= 0][0])} is in "
                              "two")
-        size = float(np.prod(model.cardinalities[variables].astype(np.float64)))
-        if size > BLOCK_CONFIGURATIONS_LIMIT:
-            raise ValueError(f"block {variables.tolist()} has {size:.0f} joint configurations, more than "
-                             f"{BLOCK_CONFIGURATIONS_LIMIT}")
+        variables = np.sort(variables).astype(np.int64)
+        support = internal_support(model, variables)
+        if len(support) > BLOCK_CONFIGURATIONS_LIMIT:
+            raise ValueError(f"block {variables.tolist()} has {len(support)} configurations of positive weight under "
+                             f"its own factors, more than {BLOCK_CONFIGURATIONS_LIMIT}")
         block_of[variables] = len(members)
-        members.append(variables.astype(np.int64))
+        members.append(variables)
+        rows.append(np.ascontiguousarray(support, dtype=np.int32).ravel())
         slots = np.concatenate([np.arange(model.factor_indptr[v], model.factor_indptr[v + 1]) for v in variables])
         factors.append(np.unique(model.factor_ids[slots]).astype(np.int64))
-        largest = max(largest, int(size))
+        largest = max(largest, len(support))
 
-    def csr(parts):
+    def csr(parts, dtype=np.int64):
         indptr = np.concatenate([[0], np.cumsum([part.size for part in parts])]).astype(np.int64)
-        return indptr, (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)).astype(np.int64)
+        return indptr, (np.concatenate(parts) if parts else np.zeros(0)).astype(dtype)
 
     block_indptr, block_vars = csr(members)
     block_factor_indptr, block_factors = csr(factors)
-    return block_of, block_indptr, block_vars, block_factor_indptr, block_factors, np.int64(largest)
+    config_indptr, configs = csr(rows, np.int32)
+    return (block_of, block_indptr, block_vars, block_factor_indptr, block_factors, np.int64(largest), config_indptr,
+            configs)
