@@ -42,7 +42,9 @@ the *coverage* of the reported intervals: the share of marginals with ``|estimat
 standard errors (ArviZ's Monte Carlo standard error, :func:`dogs.marginals`) plus the certified bias
 (``bound_average`` where it is below 1, else 0: a vacuous certificate adds nothing). Chains that do not mix
 (determinism can make single-site Gibbs reducible) show as large R-hat; the count of unconverged marginals is
-reported beside.
+reported beside, and so is the coverage of the converged ones alone (split R-hat at most
+:data:`dogs.sampling_call.RHAT_THRESHOLD`): the intervals a user who heeds the R-hat warning would trust, so a
+shortfall there is a failure the warning did not catch.
 """
 
 from __future__ import annotations
@@ -300,10 +302,12 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
         rows = [lookup[key] for key in order]
         within = errors <= 3.0 * table["std_error"].to_numpy()[rows] + bias[rows]
         within |= ~np.isfinite(table["std_error"].to_numpy()[rows]) & (errors <= bias[rows] + 1e-12)
+        converged = table["converged"].to_numpy()[rows]
         row[sampler] = {"draws": out["draws"], "thin": out["thin"], "seconds": out["seconds"],
                         "mean_error": float(errors.mean()),
                         "max_error": float(errors.max()), "coverage": float(within.mean()),
                         "unconverged": int((~table["converged"]).sum()), "marginals": int(errors.size),
+                        "converged_coverage": float(within[converged].mean()) if converged.any() else None,
                         "certified": int(np.isfinite(table["bound_average"]).sum()),
                         "blocks": len(out["blocks"]), "blocked_variables": sum(map(len, out["blocks"]))}
     try:
@@ -324,8 +328,8 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
 def markdown_table(rows: list[dict], header: str) -> str:
     """Scored networks, then the ones out of reach."""
     lines = [header, "", "| network | variables | evidence | sampler | draws | mean error | max error | coverage | "
-             "unconverged | certified | blocks | scan's bound |",
-             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "coverage where converged | unconverged | certified | blocks | scan's bound |",
+             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for row in rows:
         if "skipped" in row:
             continue
@@ -333,9 +337,14 @@ def markdown_table(rows: list[dict], header: str) -> str:
             cell = row[sampler]
             if "error" in cell:
                 lines.append(f"| {row['network']} | {row['variables']} | {len(row['evidence'])} | {sampler} | "
-                             f"{cell['error']} | | | | | | | |")
+                             f"{cell['error']} | | | | | | | | |")
                 continue
             coverage = f"{cell['coverage']:.1%}" if "coverage" in cell else ""
+            if "coverage" in cell:
+                share = cell.get("converged_coverage")
+                coverage += " | " + ("none converged" if share is None else f"{share:.1%}")
+            else:
+                coverage += " | "
             extra = (f"{cell['unconverged']}/{cell['marginals']} | {cell['certified']}/{cell['marginals']} | "
                      + (f"{cell['blocks']} ({cell['blocked_variables']} variables)" if cell.get("blocks") else "0")
                      if "coverage" in cell else " | | ")
