@@ -25,11 +25,23 @@ def test_scoreboard_on_cancer_writes_table_figure_and_scores(tmp_path):
         cell = row[sampler]
         assert cell["marginals"] == 2 * 4  # four unobserved binary variables
         assert 0 <= cell["mean_error"] <= cell["max_error"] <= 1 and 0 <= cell["coverage"] <= 1
+        assert cell["converged_coverage"] is None or 0 <= cell["converged_coverage"] <= 1
         assert cell["draws"] >= 4
     assert "error" in row["pgmpy"] or 0 <= row["pgmpy"]["mean_error"] <= 1
     text = table.read_text()
     assert "| cancer | 5 | 1 | DoGS |" in text and "| cancer | 5 | 1 | pgmpy |" in text
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_samplers_option_runs_only_those_and_the_table_lists_them(tmp_path):
+    out, table = tmp_path / "n.json", tmp_path / "n.md"
+    networks.main(["--out", str(out), "--table", str(table), "--figure", str(tmp_path / "n.png"), "--networks",
+                   "cancer", "--seconds", "0.2", "--chains", "2", "--samplers", "systematic"])
+    row = json.loads(out.read_text())["rows"][0]
+    assert "systematic" in row and "DoGS" not in row and "pgmpy" not in row
+    lines = [line for line in table.read_text().splitlines() if line.startswith("| cancer |")]
+    assert len(lines) == 1 and "| systematic |" in lines[0]
+    assert lines[0].count("|") == table.read_text().splitlines()[2].count("|")  # every column filled
 
 
 def test_exact_inference_out_of_reach_is_listed_not_scored(tmp_path):

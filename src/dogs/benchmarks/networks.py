@@ -119,7 +119,8 @@ def _budgeted(budget: float, run, pilot_draws: int = 32, updates_per_pass: int =
     draws whose passes per draw grow fourfold until the passes take a tenth of the budget (so that noise in the
     fixed cost cannot pass for the passes' time) and a pilot has at least
     :data:`dogs.samplers.draws.THREADS_FROM_UPDATES` site updates (``updates_per_pass`` per pass, 0: not counted; so
-    that the pilot runs on threads when the final run does)."""
+    that the pilot runs on threads when the final run does) or has taken a quarter of the budget (steps so costly,
+    large blocks, that few passes fit)."""
     from dogs.samplers.draws import THREADS_FROM_UPDATES
 
     _warm_up(run)
@@ -135,7 +136,7 @@ def _budgeted(budget: float, run, pilot_draws: int = 32, updates_per_pass: int =
         spent = time.perf_counter() - start - fixed
         pilot_updates = pilot_draws * passes * updates_per_pass
         threaded_like_the_run = not updates_per_pass or pilot_updates >= THREADS_FROM_UPDATES
-        if (spent >= 0.1 * budget and threaded_like_the_run) or passes >= 1 << 20:
+        if (spent >= 0.1 * budget and (threaded_like_the_run or spent >= 0.25 * budget)) or passes >= 1 << 20:
             break
         passes *= 4
     per_pass = max(spent, 1e-6) / (pilot_draws * passes)
@@ -250,8 +251,9 @@ def _errors(estimates: list[np.ndarray], exact: list[np.ndarray]) -> np.ndarray:
 
 
 def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, max_table_entries: int,
-                  seed: np.random.SeedSequence, blocks="auto") -> dict:
-    """One network's row: its size, evidence, exact feasibility and every sampler's errors (module docstring)."""
+                  seed: np.random.SeedSequence, blocks="auto", samplers=SAMPLERS) -> dict:
+    """One network's row: its size, evidence, exact feasibility and the errors of each of ``samplers`` (module
+    docstring)."""
     from dogs.bounds import influence_bound
     from dogs.exact import ModelTooLargeError, junction_tree_marginals
     from dogs.models.evidence import condition
@@ -288,6 +290,8 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
     sweep = systematic_scan(reduced.n_vars, reduced.n_vars)
     for sampler, scan, reduced_scan, setup_s in (("DoGS", dogs_indices, result.scan, setup),
                                                  ("systematic", "systematic", sweep, 0.0)):
+        if sampler not in samplers:
+            continue
         try:
             out = _ours(model, scan, reduced_scan, conditioned, bound, chains, seconds, seed_int, setup_s, blocks)
         except NoPositiveStartError as exc:  # reported in the row: the sequential search has a work cap
@@ -310,6 +314,8 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
                         "converged_coverage": float(within[converged].mean()) if converged.any() else None,
                         "certified": int(np.isfinite(table["bound_average"]).sum()),
                         "blocks": len(out["blocks"]), "blocked_variables": sum(map(len, out["blocks"]))}
+    if "pgmpy" not in samplers:
+        return row
     try:
         pgmpy_start = conditioned_positive_starts(model, conditioned, 1, np.random.default_rng(run_seed))[0]
     except NoPositiveStartError:
@@ -325,6 +331,11 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
     return row
 
 
+def _run_samplers(row: dict) -> list[str]:
+    """The samplers of :data:`SAMPLERS` that ``row`` holds (``--samplers`` may leave some out)."""
+    return [s for s in SAMPLERS if s in row]
+
+
 def markdown_table(rows: list[dict], header: str) -> str:
     """Scored networks, then the ones out of reach."""
     lines = [header, "", "| network | variables | evidence | sampler | draws | mean error | max error | coverage | "
@@ -333,7 +344,7 @@ def markdown_table(rows: list[dict], header: str) -> str:
     for row in rows:
         if "skipped" in row:
             continue
-        for sampler in SAMPLERS:
+        for sampler in _run_samplers(row):
             cell = row[sampler]
             if "error" in cell:
                 lines.append(f"| {row['network']} | {row['variables']} | {len(row['evidence'])} | {sampler} | "
@@ -369,19 +380,19 @@ def plot_scores(rows: list[dict], path: Path, title: str) -> None:
 
     from dogs.plotting.style import save_figure
 
-    scored = [row for row in rows if "skipped" not in row and any("mean_error" in row[s] for s in SAMPLERS)]
+    scored = [row for row in rows if "skipped" not in row and any("mean_error" in row[s] for s in _run_samplers(row))]
     fig = Figure(figsize=(min(14.0, max(6.0, 0.6 * len(scored) + 2)), 5.0), layout="constrained")
     ax = fig.add_subplot()
     width = 0.8 / len(SAMPLERS)
     x = np.arange(len(scored))
     for s, sampler in enumerate(SAMPLERS):
-        mean = [row[sampler].get("mean_error", np.nan) for row in scored]
-        worst = [row[sampler].get("max_error", np.nan) for row in scored]
+        mean = [row.get(sampler, {}).get("mean_error", np.nan) for row in scored]
+        worst = [row.get(sampler, {}).get("max_error", np.nan) for row in scored]
         bars = ax.bar(x + (s - 1) * width, mean, width, label=f"{sampler}: mean error")
         ax.scatter(x + (s - 1) * width, worst, marker="_", s=120, color=bars.patches[0].get_facecolor() if bars.patches
                    else None, label=f"{sampler}: largest error")
     for i, row in enumerate(scored):
-        coverages = [row[s]["coverage"] for s in ("DoGS", "systematic") if "coverage" in row[s]]
+        coverages = [row[s]["coverage"] for s in ("DoGS", "systematic") if "coverage" in row.get(s, {})]
         if not coverages:
             continue
         covered = min(coverages)
@@ -412,6 +423,8 @@ def _parse(argv):
     parser.add_argument("--max-table-entries", type=int, default=2**24,
                         help="exact inference's limit on clique-table entries (default 2^24)")
     parser.add_argument("--seed", type=int, default=20170806, help="root seed")
+    parser.add_argument("--samplers", nargs="+", choices=SAMPLERS, default=list(SAMPLERS),
+                        help="samplers to run (default: all three)")
     parser.add_argument("--blocks", choices=("auto", "none"), default="auto",
                         help="our samplers' blocks (dogs.sample's blocks=: 'auto' or none; default auto)")
     args = parser.parse_args(argv)
@@ -444,11 +457,11 @@ def main(argv=None) -> dict:
     for name in args.networks:
         row = score_network(name, n_evidence=args.evidence, chains=args.chains, seconds=args.seconds,
                             max_table_entries=args.max_table_entries, seed=seeds[BUNDLED_NETWORKS.index(name)],
-                            blocks=None if args.blocks == "none" else "auto")
+                            blocks=None if args.blocks == "none" else "auto", samplers=args.samplers)
         rows.append(row)
         summary = row.get("skipped") or ", ".join(
             f"{s} {row[s]['mean_error']:.2e}" + (f" ({row[s]['coverage']:.0%})" if "coverage" in row[s] else "")
-            if "error" not in row[s] else f"{s}: {row[s]['error'][:60]}" for s in SAMPLERS)
+            if "error" not in row[s] else f"{s}: {row[s]['error'][:60]}" for s in _run_samplers(row))
         print(f"{name}: {summary}", flush=True)
     header = (f"Bundled Bayesian networks with {args.evidence} observed variables each, every sampler for "
               f"{args.seconds:g} s of wall time (setup included); ours {args.chains} chains, pgmpy one; errors against "

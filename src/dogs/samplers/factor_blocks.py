@@ -31,13 +31,16 @@ children each a function of it has :math:`K` configurations in :math:`\Sigma_B`,
 
 Choice (:func:`deterministic_blocks`). A factor *ties* its scope when some entry is at most ``near_zero`` times its
 largest entry (``near_zero = 0``: exactly the factors with zero entries). Blocks grow greedily from single
-variables: two blocks holding variables of one tied scope may merge when the merged block's internal support has
-at most ``max_configurations`` configurations (default :data:`MAX_BLOCK_CONFIGURATIONS`; the supports are joined
-and filtered by the factors the merge makes internal), and the merge made next is the one of least *growth*
-:math:`|\Sigma_{A \cup B}| / \max(|\Sigma_A|, |\Sigma_B|)` (then the smaller support, then the lower indices). A
-child that is a function of its block has growth 1 and merges first, so chains of functions (hailfinder's
-``Scenario`` and the variables derived from it) end up in one block before soft ties fill the cap. An update of a
-block of ``C`` candidate configurations costs ``C`` products of its factors, so the cap bounds a step's work; a
+variables: the blocks holding two variables of a tied scope, or all of its variables, may merge when the merged
+block's internal support has at most ``max_configurations`` configurations (default
+:data:`MAX_BLOCK_CONFIGURATIONS`; the supports are joined and filtered by the factors the merge makes internal),
+and the merge made next is the one that keeps the smallest share :math:`|\Sigma_{A \cup B}| / (|\Sigma_A|
+|\Sigma_B|)` of the joined configurations (the tightest tie first; then the smaller support, then the candidate's
+order). A child that is a function of its block keeps a share ``1 / K_child`` and merges early, so chains of
+functions (hailfinder's ``Scenario`` and the variables derived from it) end up in one block before looser ties
+fill the cap. A merge that keeps every joined configuration still comes last, not never: its tie runs through a
+factor with variables outside it (``{tub, either}`` given ``lung = no`` in asia), which the internal support
+cannot see. An update of a block of ``C`` candidate configurations costs ``C`` products of its factors, so the cap bounds a step's work; a
 tie the cap leaves unmerged stays a possible cause of reducibility, which split R-hat then reports. Only exact
 zeros ever remove a configuration: ``near_zero`` merges blocks, it never shrinks a support.
 """
@@ -45,6 +48,7 @@ zeros ever remove a configuration: ``near_zero`` merges blocks, it never shrinks
 from __future__ import annotations
 
 import heapq
+import math
 
 import numpy as np
 
@@ -57,7 +61,7 @@ MAX_BLOCK_CONFIGURATIONS = 256
 #: Largest internal support :func:`pack_blocks` accepts: the kernel's work array holds all its configurations.
 BLOCK_CONFIGURATIONS_LIMIT = 1 << 16
 #: Largest join (product of two supports) formed while a support is computed: a bigger one is refused.
-JOIN_LIMIT = 1 << 22
+JOIN_LIMIT = 1 << 20
 
 
 class _Supports:
@@ -169,37 +173,39 @@ def deterministic_blocks(model: DiscreteFactorGraph, max_configurations: int = M
 
     supports = _Supports(model)
     support_of = {v: supports.single(v) for v in range(model.n_vars)}  # root -> (variables, rows) of its block
-    neighbours = {v: set() for v in range(model.n_vars)}  # roots tied to each root
-    for _, scope in tied:
-        for a in scope:
-            neighbours[a].update(b for b in scope if b != a)
     version = np.zeros(model.n_vars, dtype=np.int64)  # bumped when a root's block changes: older entries are stale
+    candidates = [pair for _, scope in tied for n, a in enumerate(scope) for pair in ((a, b) for b in scope[n + 1:])]
+    candidates += [tuple(scope) for _, scope in tied if len(scope) > 2]
     heap = []
 
-    def push(a, b):
-        a, b = min(a, b), max(a, b)
-        merged = supports.join(support_of[a], support_of[b])
-        if merged is None or len(merged[1]) > max_configurations:
+    def push(candidate):
+        roots = sorted({find(v) for v in candidates[candidate]}, key=lambda r: (len(support_of[r][1]), r))
+        if len(roots) < 2:
             return
-        growth = len(merged[1]) / max(len(support_of[a][1]), len(support_of[b][1]))
-        heapq.heappush(heap, (growth, len(merged[1]), a, b, int(version[a]), int(version[b]), merged))
+        merged = support_of[roots[0]]
+        for r in roots[1:]:
+            merged = supports.join(merged, support_of[r])
+            if merged is None or len(merged[1]) > max_configurations * max_configurations:
+                return  # a partial join far over the cap
+        if len(merged[1]) > max_configurations:
+            return
+        kept = len(merged[1]) / math.prod(len(support_of[r][1]) for r in roots)
+        heapq.heappush(heap, (kept, len(merged[1]), candidate, tuple(sorted(roots)),
+                              tuple(int(version[r]) for r in sorted(roots)), merged))
 
-    for a in range(model.n_vars):
-        for b in neighbours[a]:
-            if a < b:
-                push(a, b)
+    for candidate in range(len(candidates)):
+        push(candidate)
     while heap:
-        _, _, a, b, version_a, version_b, merged = heapq.heappop(heap)
-        if version[a] != version_a or version[b] != version_b or find(a) != a or find(b) != b:
+        _, _, candidate, roots, versions, merged = heapq.heappop(heap)
+        if any(find(r) != r or version[r] != v for r, v in zip(roots, versions)):
+            push(candidate)  # its blocks grew since: weigh it again
             continue
-        root[b] = a
-        version[a] += 1
-        support_of[a] = merged
-        del support_of[b]
-        neighbours[a] = {find(n) for n in neighbours[a] | neighbours.pop(b)} - {a}
-        for n in neighbours[a]:
-            neighbours[n] = {find(m) for m in neighbours[n]}
-            push(a, n)
+        keep = roots[0]
+        for r in roots[1:]:
+            root[r] = keep
+            del support_of[r]
+        version[keep] += 1
+        support_of[keep] = merged
     owners = np.array([find(i) for i in range(model.n_vars)])
     blocks = [np.flatnonzero(owners == r) for r in np.unique(owners)]
     return [b for b in blocks if b.size > 1]
