@@ -166,7 +166,7 @@ def _ours(model, scan, reduced_scan, conditioned, bound, chains: int, seconds: f
             return sample(model, one_draw, length=length, chains=chains, draws=draws, seed=seed, evidence=evidence,
                           progress=False, blocks=blocks)
 
-    steps = (conditioned.model.n_vars if isinstance(scan, str) else len(scan)) * chains
+    steps = int(run(4, 1).posterior.attrs["scan_length"]) * chains  # a pass's site updates, blocks counted once
     draws, thin = _budgeted(max(seconds - setup, 0.1), run, updates_per_pass=steps)
     start = time.perf_counter()
     data = run(draws, thin)
