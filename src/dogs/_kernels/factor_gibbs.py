@@ -72,6 +72,15 @@ def _base(scope_starts, scope_vars, strides, table_starts, state, f, position):
 
 
 @njit(inline="always", cache=True)
+def _entry(scope_starts, scope_vars, strides, table_starts, state, f):
+    """Flat index of factor ``f``'s entry at the current ``state``."""
+    offset = table_starts[f]
+    for q in range(scope_starts[f], scope_starts[f + 1]):
+        offset += np.int64(state[scope_vars[q]]) * strides[q]
+    return offset
+
+
+@njit(inline="always", cache=True)
 def _cumulative_from_logs(work, n):
     """Replace the log weights ``work[:n]`` by the cumulative sums of ``exp(work - max)`` (the log-domain update of
     the module docstring; all zeros when every weight is -inf)."""
@@ -141,11 +150,7 @@ def factor_block_weights(packed, blocks, state, block, work):
         _set_configuration(configs, first, block_vars, lo, hi, state, c)
         weight = 1.0
         for slot in range(f_lo, f_hi):
-            f = block_factors[slot]
-            offset = table_starts[f]
-            for q in range(scope_starts[f], scope_starts[f + 1]):
-                offset += np.int64(state[scope_vars[q]]) * strides[q]
-            weight *= exp_values[offset]
+            weight *= exp_values[_entry(scope_starts, scope_vars, strides, table_starts, state, block_factors[slot])]
         total += weight
         work[c] = total
     if total < TINY:  # the log domain, as for one site
@@ -154,10 +159,7 @@ def factor_block_weights(packed, blocks, state, block, work):
             log_weight = 0.0
             for slot in range(f_lo, f_hi):
                 f = block_factors[slot]
-                offset = table_starts[f]
-                for q in range(scope_starts[f], scope_starts[f + 1]):
-                    offset += np.int64(state[scope_vars[q]]) * strides[q]
-                log_weight += log_values[offset]
+                log_weight += log_values[_entry(scope_starts, scope_vars, strides, table_starts, state, f)]
             work[c] = log_weight
         _cumulative_from_logs(work, n_configs)
     return n_configs
