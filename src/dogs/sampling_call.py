@@ -16,7 +16,10 @@ model label 0 is the spin -1), coordinates ``node`` = the model's own indices. A
 
 Blocks (factor graphs, ``blocks="auto"``): variables tied by zero entries are updated jointly, a step on any
 of them drawing the whole block from its exact conditional (:mod:`dogs.samplers.factor_blocks`), so that
-deterministic relations (asia's ``either = tub or lung``) no longer make the chains reducible.
+deterministic relations (asia's ``either = tub or lung``) no longer make the chains reducible. With
+``blocks="elimination"`` every step draws a block of up to the whole model exactly, by variable elimination
+(:mod:`dogs.samplers.elimination_blocks`, the blocking Gibbs sampler of Jensen, Kong & Kjaerulff 1995): the remedy
+for near-deterministic networks, on which single-site chains agree on wrong answers.
 
 Evidence (:mod:`dogs.models.evidence`): the chains run on the conditioned model; the observed
 variables are left out of the draws (they never change) and listed in the attribute ``evidence``; the
@@ -63,6 +66,7 @@ from dogs.models.discrete import DiscretePairwiseMRF, cardinalities
 from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.models.evidence import condition
 from dogs.resources import TooLargeError, format_bytes, memory_limit_bytes
+from dogs.samplers.elimination_blocks import EliminationBlocks
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
 __all__ = ["RHAT_THRESHOLD", "SamplingWarning", "check_sampling_memory", "conditioned_positive_starts", "diagnose",
@@ -267,7 +271,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         :func:`dogs.bounds.check_influence_bound` (shape, entries in ``[0, 1]``, the model's edges).
     progress : bool, optional
         Show a progress bar (default: when standard error is a terminal; it appears after two seconds).
-    blocks : "auto", None or sequence of sequences of int
+    blocks : "auto", "elimination", None or sequence of sequences of int
         Factor graphs only: blocks of variables, each drawn jointly from its exact conditional whenever the scan
         steps on one of its variables (:mod:`dogs.samplers.factor_blocks`; a remedy for reducible single-site
         Gibbs); the ``systematic`` scan then steps on each block once per sweep, at its first variable
@@ -275,17 +279,21 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         variables tied by zero entries, within :data:`~dogs.samplers.factor_blocks.MAX_BLOCK_CONFIGURATIONS`
         candidate configurations per block (its internal support,
         :func:`~dogs.samplers.factor_blocks.deterministic_blocks`), and none with ``certify`` (the certificate
-        bounds single-site updates); ``None``: single-site updates only; a sequence: these disjoint blocks, in the
-        model's numbering (observed variables are left out of them). The blocks used are in the attribute
-        ``blocks`` (JSON, original indices).
+        bounds single-site updates); ``"elimination"``: blocks of up to the whole model, each the model minus a
+        cutset, drawn exactly by variable elimination (:func:`~dogs.samplers.elimination_blocks.elimination_blocks`;
+        where the whole model fits, every sweep is an independent exact draw), a step on a variable drawing its
+        home block; ``None``: single-site updates only; a sequence: these disjoint blocks, in the model's numbering
+        (observed variables are left out of them). The blocks used (for ``"elimination"``, their homes) are in the
+        attribute ``blocks`` (JSON, original indices), and how they were drawn in ``block_update``
+        (``"enumeration"``, ``"elimination"`` or ``"none"``).
 
     Returns
     -------
     arviz.InferenceData (ArviZ 0.2x) or xarray.DataTree (ArviZ 1.x)
         ``posterior.label`` ``(chain, draw, node)``; attributes (``posterior.attrs``): ``n_vars``,
         ``scan_length`` (steps per pass, over the unobserved variables), ``seed``, ``start``, ``binary``,
-        and JSON texts ``cardinalities`` (of the reported variables), ``evidence``, ``blocks`` and
-        ``certificate`` (``null`` unless ``certify``).
+        ``block_update``, and JSON texts ``cardinalities`` (of the reported variables), ``evidence``, ``blocks``
+        and ``certificate`` (``null`` unless ``certify``).
 
     Raises
     ------
@@ -322,8 +330,9 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     recorded = _recorded(variables, conditioned)
     check_sampling_memory(reduced.n_vars, chains, draws, cards[recorded])
     chosen_blocks = _blocks_for(blocks, conditioned, certify)
-    if isinstance(scan, str) and scan == "systematic" and chosen_blocks:
-        one_pass = once_per_block(one_pass, chosen_blocks)
+    block_lists = chosen_blocks.homes if isinstance(chosen_blocks, EliminationBlocks) else chosen_blocks
+    if isinstance(scan, str) and scan == "systematic" and block_lists:
+        one_pass = once_per_block(one_pass, block_lists)
     bound = None
     if certify:
         from dogs.bounds import check_influence_bound, influence_bound
@@ -347,7 +356,9 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
              "seed": str(root.entropy), "start": str(start) if isinstance(start, (str, int)) else "array",
              "binary": int(binary), "cardinalities": json.dumps(cards[recorded].tolist()),
              "evidence": json.dumps({str(k): v for k, v in conditioned.evidence.items()}),
-             "blocks": json.dumps([conditioned.free[b].tolist() for b in chosen_blocks]),
+             "blocks": json.dumps([conditioned.free[b].tolist() for b in block_lists]),
+             "block_update": ("elimination" if isinstance(chosen_blocks, EliminationBlocks) else
+                              "enumeration" if block_lists else "none"),
              "certificate": json.dumps(None if certificate is None else _certificate_json(certificate, recorded,
                                                                                           original))}
     data = to_arviz(labels, original, attrs)
@@ -401,16 +412,25 @@ def _recorded(variables, conditioned) -> np.ndarray:
     return reduced_index[chosen]
 
 
-def _blocks_for(blocks, conditioned, certify: bool) -> list[np.ndarray]:
-    """The blocks of :func:`sample` in the reduced model's numbering (see its ``blocks``)."""
+def _blocks_for(blocks, conditioned, certify: bool):
+    """The blocks of :func:`sample` in the reduced model's numbering (see its ``blocks``): a list of arrays, or
+    :class:`~dogs.samplers.elimination_blocks.EliminationBlocks` for ``"elimination"``."""
     factor_graph = isinstance(conditioned.model, DiscreteFactorGraph)
     if blocks is None:
         return []
     if isinstance(blocks, str):
-        if blocks != "auto":
-            raise ValueError(f"blocks must be 'auto', None or a sequence of blocks of variables, got {blocks!r}")
+        if blocks not in ("auto", "elimination"):
+            raise ValueError(f"blocks must be 'auto', 'elimination', None or a sequence of blocks of variables, got "
+                             f"{blocks!r}")
+        if blocks == "elimination" and (not factor_graph or certify):
+            raise ValueError("blocks='elimination' is for factor graphs (DiscreteFactorGraph) without certify (the "
+                             "certificate bounds single-site updates)")
         if not factor_graph or certify:
             return []
+        if blocks == "elimination":
+            from dogs.samplers.elimination_blocks import elimination_blocks
+
+            return elimination_blocks(conditioned.model)
         from dogs.samplers.factor_blocks import deterministic_blocks
 
         return deterministic_blocks(conditioned.model)
@@ -458,7 +478,9 @@ def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress
             start = state.astype(np.int8, copy=False)
             start *= 2
             start -= 1
-        options = {"blocks": blocks} if runner is run_factor_gibbs_draws else {}
+        options = {}
+        if runner is run_factor_gibbs_draws:
+            options = {"elimination": blocks} if isinstance(blocks, EliminationBlocks) else {"blocks": blocks}
         result = runner(model, one_pass, seed=chain_stream, draws=draws, n_chains=chains, initial_state=start,
                         record_vars=recorded, on_passes=None if bar is None else bar.update, **options)
     finally:

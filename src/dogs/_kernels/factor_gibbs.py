@@ -41,7 +41,10 @@ positive conditional probability whatever the rest; in C order over the sorted b
 fastest), each weight the product of the block's factors (each factor once, in the block's list order), with the
 same log-domain fallback, and ONE label uniform picks the configuration by the same inverse CDF. A block whose
 every candidate has weight 0 (a state of probability 0) keeps its labels. ``|B| = 1`` or no block: the
-single-site update above. Every step is a Gibbs kernel of ``pi``, so any scan of them leaves ``pi`` invariant.
+single-site update above. A variable whose home is an *elimination block* (``plan[0][i] >= 0``,
+:mod:`dogs.samplers.elimination_blocks`) draws that block instead, exactly, by variable elimination
+(:mod:`dogs._kernels.elimination_block`; one uniform per variable of the block). Every step is a Gibbs kernel of
+``pi``, so any scan of them leaves ``pi`` invariant.
 
 Everything is private and takes arrays and scalars only; :func:`dogs.samplers.factor_gibbs.run_factor_gibbs_draws`
 validates, packs and casts.
@@ -55,6 +58,7 @@ import numpy as np
 from numba import njit, prange
 
 from dogs._kernels.discrete_gibbs import TINY, label_from_cumulative
+from dogs._kernels.elimination_block import elimination_block_update
 from dogs._kernels.rng import uniform_from_bits, xoshiro_next
 
 __all__ = ["factor_block_weights", "factor_gibbs_chain_draws", "factor_gibbs_chains_draws", "factor_site_weights"]
@@ -166,12 +170,13 @@ def factor_block_weights(packed, blocks, state, block, work):
 
 
 @njit(inline="always", cache=True)
-def _advance(packed, blocks, scan, state, work, saved, s0, s1, s2, s3):
-    """One pass of the scan on ``state`` in place (``saved`` holds a block's labels meanwhile); returns
-    ``(evaluations, s0, s1, s2, s3)``."""
+def _advance(packed, blocks, plan, scan, state, buffers, s0, s1, s2, s3):
+    """One pass of the scan on ``state`` in place; returns ``(evaluations, s0, s1, s2, s3)``."""
     n_vars = state.size
     block_of, block_indptr, block_vars = blocks[0], blocks[1], blocks[2]
     config_indptr, configs = blocks[6], blocks[7]
+    elimination_of = plan[0]
+    work, saved = buffers[0], buffers[1]
     evaluations = 0
     for t in range(scan.size):
         step_site = scan[t]
@@ -179,6 +184,11 @@ def _advance(packed, blocks, scan, state, work, saved, s0, s1, s2, s3):
             bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
             step_site = np.int64(uniform_from_bits(bits) * n_vars)
         site = np.int64(step_site)
+        if elimination_of[site] >= 0:
+            entries, s0, s1, s2, s3 = elimination_block_update(packed, plan, elimination_of[site], state, buffers[2:],
+                                                               s0, s1, s2, s3)
+            evaluations += entries
+            continue
         block = block_of[site]
         if block < 0:
             n_states = factor_site_weights(packed, state, site, work)
@@ -202,25 +212,39 @@ def _advance(packed, blocks, scan, state, work, saved, s0, s1, s2, s3):
     return evaluations, s0, s1, s2, s3
 
 
-@njit(cache=True)
-def factor_gibbs_chain_draws(packed, blocks, scan, state, rng_state, record_vars, labels, first, count):
-    """Run ``count`` passes of the whole scan on one chain, in place, writing a draw after each pass; returns the
-    density evaluations done (``K_i - 1`` per single-site update, configurations ``- 1`` per block update).
-
-    ``packed`` is the tuple of :func:`dogs.samplers.factor_gibbs.pack_factor_graph`, ``blocks`` that of
-    :func:`dogs.samplers.factor_blocks.pack_blocks` (``block_of, block_indptr, block_vars, block_factor_indptr,
-    block_factors, largest block's candidate configurations, config_indptr, configs``); ``scan`` (T,) int64 in
-    ``[-1, p)``; ``state`` (p,) int32 labels; ``rng_state`` (4,) uint64, advanced in place. One dependent sequence:
-    pass ``k + 1`` starts where pass ``k`` ended; after pass ``k`` the labels of ``record_vars`` go to
-    ``labels[first + k]`` (a ``(D, V)`` array, int8 or int32).
-    """
+@njit(inline="always", cache=True)
+def _buffers(packed, blocks, plan, state):
+    """A chain's work arrays: the label and configuration weights, a block's saved labels, and the elimination
+    kernel's ``(products, messages, digits, bases, offsets, last_strides, vectors, work)``."""
+    sizes = plan[15]
     work = np.empty(max(np.int64(packed[0].max()), blocks[5]), dtype=np.float64)
     saved = np.empty(max(np.int64(1), np.max(np.diff(blocks[1])) if blocks[1].size > 1 else np.int64(1)),
                      dtype=state.dtype)
+    return (work, saved, np.empty(sizes[0], dtype=np.float64), np.empty(sizes[1], dtype=np.float64),
+            np.zeros(sizes[2], dtype=np.int64), np.zeros(sizes[3], dtype=np.int64), np.zeros(sizes[3], dtype=np.int64),
+            np.zeros(sizes[3], dtype=np.int64), np.empty(sizes[2] * sizes[4], dtype=np.float64), work)
+
+
+@njit(cache=True)
+def factor_gibbs_chain_draws(packed, blocks, plan, scan, state, rng_state, record_vars, labels, first, count):
+    """Run ``count`` passes of the whole scan on one chain, in place, writing a draw after each pass; returns the
+    density evaluations done (``K_i - 1`` per single-site update, configurations ``- 1`` per block update, table
+    entries per elimination-block update).
+
+    ``packed`` is the tuple of :func:`dogs.samplers.factor_gibbs.pack_factor_graph`, ``blocks`` that of
+    :func:`dogs.samplers.factor_blocks.pack_blocks` (``block_of, block_indptr, block_vars, block_factor_indptr,
+    block_factors, largest block's candidate configurations, config_indptr, configs``), ``plan`` that of
+    :func:`dogs.samplers.elimination_blocks.pack_elimination_blocks` (a step on a variable of an elimination block
+    draws that block: :mod:`dogs._kernels.elimination_block`); ``scan`` (T,) int64 in ``[-1, p)``; ``state`` (p,)
+    int32 labels; ``rng_state`` (4,) uint64, advanced in place. One dependent sequence: pass ``k + 1`` starts where
+    pass ``k`` ended; after pass ``k`` the labels of ``record_vars`` go to ``labels[first + k]`` (a ``(D, V)``
+    array, int8 or int32).
+    """
+    buffers = _buffers(packed, blocks, plan, state)
     s0, s1, s2, s3 = rng_state[0], rng_state[1], rng_state[2], rng_state[3]
     evaluations = 0
     for k in range(count):
-        n, s0, s1, s2, s3 = _advance(packed, blocks, scan, state, work, saved, s0, s1, s2, s3)
+        n, s0, s1, s2, s3 = _advance(packed, blocks, plan, scan, state, buffers, s0, s1, s2, s3)
         evaluations += n
         row = labels[first + k]
         for v in range(record_vars.size):
@@ -230,10 +254,11 @@ def factor_gibbs_chain_draws(packed, blocks, scan, state, rng_state, record_vars
 
 
 @njit(parallel=True, cache=True)
-def factor_gibbs_chains_draws(packed, blocks, scan, states, rng_states, record_vars, labels, first, count, evaluations):
+def factor_gibbs_chains_draws(packed, blocks, plan, scan, states, rng_states, record_vars, labels, first, count,
+                              evaluations):
     """:func:`factor_gibbs_chain_draws` for independent chains in parallel (``prange`` over chains): row ``c`` of
     ``states`` (C, p), ``rng_states`` (C, 4), ``labels`` (C, D, V) and ``evaluations`` (C,) (added to) is chain
     ``c``'s."""
     for c in prange(states.shape[0]):
-        evaluations[c] += factor_gibbs_chain_draws(packed, blocks, scan, states[c], rng_states[c], record_vars,
+        evaluations[c] += factor_gibbs_chain_draws(packed, blocks, plan, scan, states[c], rng_states[c], record_vars,
                                                    labels[c], first, count)

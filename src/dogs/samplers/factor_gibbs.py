@@ -45,6 +45,7 @@ from dogs._kernels.gibbs import seed_states
 from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.samplers.base import Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import check_int
+from dogs.samplers.elimination_blocks import empty_elimination_plan, pack_elimination_blocks
 from dogs.samplers.factor_blocks import pack_blocks
 from dogs.samplers.support_search import NoPositiveStartError, support_states
 from dogs.samplers.draws import (DrawsResult, PreparedDraws, check_record_vars, label_dtype, passes_per_call, run_draws,
@@ -67,7 +68,8 @@ class _SearchBudgetExceeded(NoPositiveStartError):
 
 
 def run_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draws: int, n_chains: int = 1,
-                           initial_state, record_vars=None, on_passes=None, blocks=None) -> DrawsResult:
+                           initial_state, record_vars=None, on_passes=None, blocks=None,
+                           elimination=None) -> DrawsResult:
     """Run ``n_chains`` chains through ``draws`` passes of ``scan``, recording ``record_vars`` after every pass.
 
     Each chain is one dependent sequence of ``draws`` repetitions of the scan with one in-kernel random stream, its
@@ -94,6 +96,10 @@ def run_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draw
     blocks : sequence of sequences of int, optional
         Disjoint blocks of variables (:mod:`dogs.samplers.factor_blocks`): a step on any variable of a block draws
         the whole block from its joint conditional. Default none: every step a single-site update.
+    elimination : EliminationBlocks, optional
+        Blocks drawn by exact elimination (:func:`dogs.samplers.elimination_blocks.elimination_blocks`): a step on
+        any variable of such a block draws the whole block. Not together with ``blocks`` (its units hold the tied
+        variables).
 
     Returns
     -------
@@ -101,12 +107,13 @@ def run_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draw
         ``labels`` ``(n_chains, draws, V)`` (int8 when every ``K_i <= 127``), final states, work, seeds.
     """
     prepared = prepare_factor_gibbs_draws(model, scan, seed=seed, draws=draws, n_chains=n_chains,
-                                          initial_state=initial_state, record_vars=record_vars, blocks=blocks)
+                                          initial_state=initial_state, record_vars=record_vars, blocks=blocks,
+                                          elimination=elimination)
     return run_draws(prepared, on_passes)
 
 
 def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draws: int, n_chains: int = 1,
-                               initial_state, record_vars=None, blocks=None) -> PreparedDraws:
+                               initial_state, record_vars=None, blocks=None, elimination=None) -> PreparedDraws:
     """The checked, seeded and packed chains of :func:`run_factor_gibbs_draws` (same arguments), ready to run."""
     if not isinstance(model, DiscreteFactorGraph):
         raise TypeError(f"model must be a DiscreteFactorGraph, got {type(model).__name__}")
@@ -119,21 +126,25 @@ def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, 
     states = _initial_states(model, initial_state, n_chains)
     record_vars = check_record_vars(record_vars, model.n_vars)
     packed = pack_factor_graph(model)
+    if elimination is not None and blocks:
+        raise ValueError("give blocks or elimination blocks, not both (the elimination plan's units hold the tied "
+                         "variables)")
     packed_blocks = pack_blocks(model, blocks)
+    plan = empty_elimination_plan(model) if elimination is None else pack_elimination_blocks(model, elimination)
     seeds = chain_seeds(seed, n_chains)
     rng_states = seed_states(seeds)
     labels = np.empty((n_chains, draws, record_vars.size), dtype=label_dtype(int(model.cardinalities.max())))
     indices = np.ascontiguousarray(scan.indices, dtype=np.int64)
     evaluations = np.zeros(n_chains, dtype=np.int64)
-    per_pass = n_chains * scan.length
+    per_pass = n_chains * _pass_cost(plan, indices)
 
     def run(first, count):
         if use_threads(n_chains, count * per_pass):
-            factor_gibbs_chains_draws(packed, packed_blocks, indices, states, rng_states, record_vars, labels, first,
-                                      count, evaluations)
+            factor_gibbs_chains_draws(packed, packed_blocks, plan, indices, states, rng_states, record_vars, labels,
+                                      first, count, evaluations)
             return
         for c in range(n_chains):
-            evaluations[c] += factor_gibbs_chain_draws(packed, packed_blocks, indices, states[c], rng_states[c],
+            evaluations[c] += factor_gibbs_chain_draws(packed, packed_blocks, plan, indices, states[c], rng_states[c],
                                                        record_vars, labels[c], first, count)
 
     def finish():
@@ -141,6 +152,16 @@ def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, 
         return DrawsResult(labels=labels, record_vars=record_vars, states=states, work=work, seeds=seeds)
 
     return PreparedDraws(labels=labels, updates_per_pass=per_pass, run=run, finish=finish)
+
+
+def _pass_cost(plan: tuple, indices: np.ndarray) -> int:
+    """A pass's work in site updates, a step on an elimination block counted as its table entries (each about the
+    cost of a site update): what decides the passes per kernel call and the use of threads."""
+    elimination_of, block_entries = plan[0], plan[16]
+    cost = np.ones(elimination_of.size, dtype=np.int64)
+    homed = elimination_of >= 0
+    cost[homed] = block_entries[elimination_of[homed]]
+    return int(cost[indices[indices >= 0]].sum() + np.sum(indices < 0) * cost.mean())
 
 
 def factor_draws_kernel(scan: Scan, n_chains: int, draws: int) -> tuple[str, str]:
