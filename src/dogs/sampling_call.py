@@ -69,12 +69,15 @@ from dogs.resources import TooLargeError, format_bytes, memory_limit_bytes
 from dogs.samplers.elimination_blocks import EliminationBlocks
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
-__all__ = ["RHAT_THRESHOLD", "SamplingWarning", "check_sampling_memory", "conditioned_positive_starts", "diagnose",
+__all__ = ["RHAT_THRESHOLD", "UNSEEN_LEVEL", "SamplingWarning", "check_sampling_memory", "conditioned_positive_starts", "diagnose",
            "import_arviz", "marginals", "once_per_block", "sample", "sampling_memory_bytes", "sampling_warnings",
-           "scan_given_evidence", "scan_in_original"]
+           "scan_given_evidence", "scan_in_original", "unseen_bound"]
 
 #: Largest split R-hat taken as converged (Vehtari et al. 2021).
 RHAT_THRESHOLD = 1.01
+#: Probability that a state of probability above :func:`unseen_bound` goes unseen in independent draws: the two-sided
+#: tail beyond three standard deviations of a normal, so that the bound matches the 3-standard-error intervals.
+UNSEEN_LEVEL = 0.0026997960632601866
 #: Seconds a run lasts before its progress bar appears.
 PROGRESS_DELAY_SECONDS = 2.0
 
@@ -499,8 +502,10 @@ def marginals(data):
 
     Columns ``variable`` (original index), ``state``, ``probability`` (mean of the indicator draws),
     ``std_error`` (``arviz.mcse``), ``r_hat``, ``ess_bulk``, ``ess_tail`` (NaN where the indicator never
-    changed), ``converged`` (R-hat defined and at most :data:`RHAT_THRESHOLD`), and with a certificate
-    ``bound`` and ``bound_average`` (NaN where vacuous; see :mod:`dogs.certificates`).
+    changed), ``converged`` (R-hat defined and at most :data:`RHAT_THRESHOLD`), ``unseen_bound`` (where the
+    indicator never changed, its estimate 0 or 1, the distance from it within which the probability lies:
+    :func:`unseen_bound`; NaN elsewhere), and with a certificate ``bound`` and ``bound_average`` (NaN where
+    vacuous; see :mod:`dogs.certificates`).
     """
     import pandas as pd
 
@@ -525,10 +530,29 @@ def marginals(data):
             rows += [_row(i, k, stats, int(offsets[m]) + k) for k in range(cards[m])]
     table = pd.DataFrame(rows, columns=["variable", "state", "probability", "std_error", "r_hat", "ess_bulk",
                                         "ess_tail", "converged"])
+    changed = np.isfinite(table["std_error"].to_numpy())
+    bound = unseen_bound(table["ess_bulk"].to_numpy()[changed], labels.shape[0], labels.shape[1])
+    table["unseen_bound"] = np.where(changed, np.nan, bound)
     if certificate is not None:
         for key in ("bound", "bound_average"):
             table[key] = [np.nan if bounds[i][key] is None else bounds[i][key] for i in table["variable"]]
     return table
+
+
+def unseen_bound(effective_sizes, chains: int, draws: int) -> float:
+    r"""How far from its estimate (0 or 1) the probability of a state may lie when its indicator never changed.
+
+    ``n`` independent draws miss a state of probability ``p`` with probability :math:`(1 - p)^n \le e^{-pn}`,
+    below :data:`UNSEEN_LEVEL` once :math:`p > -\ln(\text{UNSEEN\_LEVEL}) / n \approx 5.9 / n` (the "rule of
+    three" of Hanley & Lippman-Hand 1983 at the 3-standard-error level). Draws of a Markov chain are not
+    independent, and an indicator that never changed has no autocorrelation to estimate, so ``n`` is the smallest
+    bulk effective sample size among the indicators that did change (``effective_sizes``; a conservative stand-in,
+    at most ``chains * draws``), or ``chains`` when none did. The bound is the probability's distance from the
+    estimate, capped at 1."""
+    sizes = np.asarray(effective_sizes, dtype=np.float64)
+    sizes = sizes[np.isfinite(sizes)]
+    n = float(np.clip(sizes.min(), 1.0, chains * draws)) if sizes.size else float(chains)
+    return min(1.0, -np.log(UNSEEN_LEVEL) / n)
 
 
 def _row(variable: int, state: int, stats: dict, m: int, complement: bool = False) -> dict:

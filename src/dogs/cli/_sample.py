@@ -159,7 +159,8 @@ def _row(record: dict, certify: bool) -> dict:
     row = {"variable": int(record["variable"]), "state": int(record["state"]),
            "probability": float(record["probability"]), "std_error": _number(record["std_error"]),
            "r_hat": _number(record["r_hat"]), "ess_bulk": _number(record["ess_bulk"]),
-           "ess_tail": _number(record["ess_tail"]), "converged": bool(record["converged"])}
+           "ess_tail": _number(record["ess_tail"]), "converged": bool(record["converged"]),
+           "unseen_bound": _number(record["unseen_bound"])}
     if certify:
         row["bound"] = _number(record["bound"])
         row["bound_average"] = _number(record["bound_average"])
