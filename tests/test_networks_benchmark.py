@@ -21,15 +21,17 @@ def test_scoreboard_on_cancer_writes_table_figure_and_scores(tmp_path):
     row = json.loads(out.read_text())["rows"][0]
     assert row == json.loads(json.dumps(result["rows"][0]))
     assert row["network"] == "cancer" and row["variables"] == 5 and len(row["evidence"]) == 1
-    for sampler in ("DoGS", "systematic"):
+    for sampler in ("DoGS", "systematic", "blocked"):
         cell = row[sampler]
         assert cell["marginals"] == 2 * 4  # four unobserved binary variables
         assert 0 <= cell["mean_error"] <= cell["max_error"] <= 1 and 0 <= cell["coverage"] <= 1
+        assert cell["coverage_unseen_exact"] <= cell["coverage"] and 0 <= cell["unseen"] <= cell["marginals"]
         assert cell["converged_coverage"] is None or 0 <= cell["converged_coverage"] <= 1
         assert cell["draws"] >= 4
+    assert row["blocked"]["blocks"] == 1 and row["blocked"]["blocked_variables"] == 4  # one block: exact draws
     assert "error" in row["pgmpy"] or 0 <= row["pgmpy"]["mean_error"] <= 1
     text = table.read_text()
-    assert "| cancer | 5 | 1 | DoGS |" in text and "| cancer | 5 | 1 | pgmpy |" in text
+    assert all(f"| cancer | 5 | 1 | {sampler} |" in text for sampler in networks.SAMPLERS)
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
