@@ -44,6 +44,17 @@ from dogs._kernels.rng import uniform_from_bits, xoshiro_next
 __all__ = ["elimination_block_update"]
 
 
+@njit(inline="always", cache=True)
+def _partial_products(vectors, stride, digits, partial, first, last, log_domain):
+    """``partial[pos]``, the product (sum of logs) of the vectors of positions ``0..pos`` at their digits, for
+    ``pos`` from ``first`` to ``last - 1`` (the odometer changed position ``first`` and reset the later ones)."""
+    for pos in range(first, last):
+        value = vectors[pos * stride + digits[pos]]
+        if pos > 0:
+            value = partial[pos - 1] + value if log_domain else partial[pos - 1] * value
+        partial[pos] = value
+
+
 @njit(cache=True)
 def _fill_table(exp_values, log_values, card, lo, hi, scope_vars, scope_strides, first_input, single_start,
                 end_input, input_source, input_strides, stride_start, bases, start, stride, digits, offsets,
@@ -91,14 +102,11 @@ def _fill_table(exp_values, log_values, card, lo, hi, scope_vars, scope_strides,
             n_factors += 1
     last = n_pos - 1  # the eliminated variable, the fastest axis: an inner loop of its own
     n_labels = card[scope_vars[hi - 1]]
+    partial = np.empty(max(last, 1))  # products of the other variables' vectors up to each position
+    _partial_products(vectors, stride, digits, partial, 0, last, log_domain)
     peak = -np.inf
     for r in range(n_entries // n_labels):
-        prefix = 0.0 if log_domain else 1.0
-        for pos in range(last):
-            if log_domain:
-                prefix += vectors[pos * stride + digits[pos]]
-            else:
-                prefix *= vectors[pos * stride + digits[pos]]
+        prefix = partial[last - 1] if last > 0 else (0.0 if log_domain else 1.0)
         row = start + r * n_labels
         for c in range(n_labels):
             if log_domain:
@@ -129,6 +137,8 @@ def _fill_table(exp_values, log_values, card, lo, hi, scope_vars, scope_strides,
             for j in range(n_multi):
                 offsets[j] -= n_pos_labels * input_strides[stride_start[first_input + j] + pos]
             pos -= 1
+        if pos >= 0:
+            _partial_products(vectors, stride, digits, partial, pos, last, log_domain)
     return peak
 
 
