@@ -127,20 +127,23 @@ def test_a_sampling_warning_still_reaches_the_caller():
 
 def test_unseen_states_get_the_rule_of_three_bound_from_the_smallest_effective_size():
     """A state never drawn has no standard error; its reported interval reaches ``-ln(UNSEEN_LEVEL) / n`` from 0,
-    ``n`` the smallest bulk ESS among the indicators that changed (at most chains x draws, ``chains`` when none
-    did), and ``unseen_bound`` is NaN wherever the indicator changed."""
+    ``n`` the smallest bulk ESS among its variable's states that changed (at most chains x draws); ``unseen_bound``
+    is NaN wherever the indicator changed and for a variable that never changed at all."""
     from dogs.sampling_call import UNSEEN_LEVEL, unseen_bound
 
     assert unseen_bound([400.0, 250.0, np.nan], 4, 100) == pytest.approx(-np.log(UNSEEN_LEVEL) / 250)
     assert unseen_bound([1e6], 4, 100) == pytest.approx(-np.log(UNSEEN_LEVEL) / 400)  # capped at the draws
     assert unseen_bound([], 8, 100) == pytest.approx(-np.log(UNSEEN_LEVEL) / 8)
     assert unseen_bound([], 2, 100) == 1.0
-    graph = DiscreteFactorGraph.from_factors([3, 2], [((0,), np.log([0.5, 0.5, 1e-30])),
-                                                      ((0, 1), np.log([[0.5, 0.5], [0.4, 0.6], [0.5, 0.5]]))])
+    graph = DiscreteFactorGraph.from_factors([3, 2, 2], [((0,), np.log([0.5, 0.5, 1e-30])),
+                                                         ((0, 1), np.log([[0.5, 0.5], [0.4, 0.6], [0.5, 0.5]])),
+                                                         ((2,), np.log([1.0, 1e-30]))])
     table = marginals(sample(graph, chains=4, draws=200, seed=1, progress=False))
     never = (table["variable"] == 0) & (table["state"] == 2)
     assert table.loc[never, "probability"].item() == 0.0 and np.isnan(table.loc[never, "std_error"].item())
-    changed = table.loc[~never]
-    expected = unseen_bound(changed["ess_bulk"].to_numpy(), 4, 200)
+    siblings = table.loc[(table["variable"] == 0) & ~never]
+    expected = unseen_bound(siblings["ess_bulk"].to_numpy(), 4, 200)
     assert table.loc[never, "unseen_bound"].item() == pytest.approx(expected)
-    assert changed["unseen_bound"].isna().all()
+    assert table.loc[table["variable"] == 1, "unseen_bound"].isna().all()  # every state drawn
+    constant = table.loc[table["variable"] == 2]  # never changed: no interval from its draws
+    assert constant["std_error"].isna().all() and constant["unseen_bound"].isna().all()

@@ -176,3 +176,15 @@ def test_sample_refuses_elimination_blocks_where_they_do_not_apply():
         sample(graph, chains=2, draws=4, progress=False, blocks="elimination", certify=True)
     with pytest.raises(ValueError, match="'auto', 'elimination'"):
         sample(graph, chains=2, draws=4, progress=False, blocks="junction")
+
+
+def test_tables_over_the_memory_limit_are_refused_before_any_chain_runs(monkeypatch):
+    import dogs.samplers.factor_gibbs as factor_gibbs
+    from dogs.resources import TooLargeError
+
+    graph = random_bayesian_network(np.random.default_rng(0), p=6, zeros=0.0)
+    plan = elimination_blocks(graph)
+    monkeypatch.setattr(factor_gibbs, "memory_limit_bytes", lambda: 64)
+    with pytest.raises(TooLargeError, match="elimination blocks' tables"):
+        run_factor_gibbs_draws(graph, Scan(np.array([0]), 6), seed=0, draws=4, n_chains=2,
+                               initial_state=positive_starts(graph, 2, np.random.default_rng(0)), elimination=plan)

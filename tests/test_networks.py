@@ -66,3 +66,35 @@ def test_sample_with_evidence_is_accurate_or_says_it_did_not_mix(name, tmp_path)
                 for r in marginals
                 if abs(r["probability"] - truth[(r["variable"], r["state"])]) > z * r["std_error"] + 1e-12]
     assert not failures, f"{name}: (variable, state, estimate, exact, SE) beyond {z:.2f} SE: {failures}"
+
+
+def test_sample_with_elimination_blocks_draws_alarm_exactly(tmp_path):
+    """``--blocks elimination`` on alarm (one block holds the whole network, so the 4 x 500 draws are independent
+    exact draws): every marginal within ``z`` binomial standard errors of the exact posterior, ``z`` the two-sided
+    Bonferroni quantile over the marginals at family-wise false-failure rate 1e-3; and the option is refused where
+    it does not apply."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        model, _ = load_network("alarm")
+    evidence = choose_evidence(model, 3, np.random.default_rng(sum(map(ord, "alarm"))))
+    uai, evid = tmp_path / "alarm.uai", tmp_path / "alarm.uai.evid"
+    write_uai(model, uai)
+    evid.write_text(f"{len(evidence)} " + " ".join(f"{i} {k}" for i, k in evidence.items()) + "\n")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = dogs_main(["sample", str(uai), "--evidence", str(evid), "--chains", "4", "--draws", "500", "--seed",
+                            "2", "--blocks", "elimination"])
+        refused = dogs_main(["sample", str(uai), "--blocks", "elimination", "--certify"])
+    assert status in (0, None), err.getvalue()
+    assert refused not in (0, None) and "--blocks elimination" in err.getvalue()
+    marginals = json.loads(out.getvalue())["marginals"]
+    conditioned = condition(model, evidence)
+    exact = junction_tree_marginals(conditioned.model)
+    truth = {(int(i), k): float(p) for i, m in zip(conditioned.free, exact.node_marginals) for k, p in enumerate(m)}
+    n = 4 * 500
+    z = norm.isf(FAMILY_FALSE_FAILURE / (2 * len(marginals)))
+    failures = [(r["variable"], r["state"], r["probability"], truth[(r["variable"], r["state"])]) for r in marginals
+                if abs(r["probability"] - truth[(r["variable"], r["state"])])
+                > z * np.sqrt(truth[(r["variable"], r["state"])] * (1 - truth[(r["variable"], r["state"])]) / n)
+                + 1e-12]
+    assert not failures, failures

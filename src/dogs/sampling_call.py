@@ -502,10 +502,11 @@ def marginals(data):
 
     Columns ``variable`` (original index), ``state``, ``probability`` (mean of the indicator draws),
     ``std_error`` (``arviz.mcse``), ``r_hat``, ``ess_bulk``, ``ess_tail`` (NaN where the indicator never
-    changed), ``converged`` (R-hat defined and at most :data:`RHAT_THRESHOLD`), ``unseen_bound`` (where the
-    indicator never changed, its estimate 0 or 1, the distance from it within which the probability lies:
-    :func:`unseen_bound`; NaN elsewhere), and with a certificate ``bound`` and ``bound_average`` (NaN where
-    vacuous; see :mod:`dogs.certificates`).
+    changed), ``converged`` (R-hat defined and at most :data:`RHAT_THRESHOLD`), ``unseen_bound`` (for a state
+    never drawn, or always, of a variable whose other states' indicators did change: the distance from its estimate
+    0 or 1 within which the probability lies, :func:`unseen_bound` of that variable's changing indicators; NaN
+    elsewhere, in particular for a variable that never changed, whose draws say nothing about its rare states), and
+    with a certificate ``bound`` and ``bound_average`` (NaN where vacuous; see :mod:`dogs.certificates`).
     """
     import pandas as pd
 
@@ -531,8 +532,14 @@ def marginals(data):
     table = pd.DataFrame(rows, columns=["variable", "state", "probability", "std_error", "r_hat", "ess_bulk",
                                         "ess_tail", "converged"])
     changed = np.isfinite(table["std_error"].to_numpy())
-    bound = unseen_bound(table["ess_bulk"].to_numpy()[changed], labels.shape[0], labels.shape[1])
-    table["unseen_bound"] = np.where(changed, np.nan, bound)
+    ess = table["ess_bulk"].to_numpy()
+    unseen_bounds = np.full(len(table), np.nan)
+    for variable in np.unique(table["variable"].to_numpy()):
+        rows = np.flatnonzero(table["variable"].to_numpy() == variable)
+        if changed[rows].any() and not changed[rows].all():  # some state drawn, some never
+            unseen = rows[~changed[rows]]
+            unseen_bounds[unseen] = unseen_bound(ess[rows[changed[rows]]], labels.shape[0], labels.shape[1])
+    table["unseen_bound"] = unseen_bounds
     if certificate is not None:
         for key in ("bound", "bound_average"):
             table[key] = [np.nan if bounds[i][key] is None else bounds[i][key] for i in table["variable"]]
@@ -546,8 +553,9 @@ def unseen_bound(effective_sizes, chains: int, draws: int) -> float:
     below :data:`UNSEEN_LEVEL` once :math:`p > -\ln(\text{UNSEEN\_LEVEL}) / n \approx 5.9 / n` (the "rule of
     three" of Hanley & Lippman-Hand 1983 at the 3-standard-error level). Draws of a Markov chain are not
     independent, and an indicator that never changed has no autocorrelation to estimate, so ``n`` is the smallest
-    bulk effective sample size among the indicators that did change (``effective_sizes``; a conservative stand-in,
-    at most ``chains * draws``), or ``chains`` when none did. The bound is the probability's distance from the
+    bulk effective sample size among the indicators that did change (``effective_sizes``, :func:`marginals` passes
+    those of the same variable's other states: a stand-in for how well the chains explored that variable, at most
+    ``chains * draws``), or ``chains`` when none is given. The bound is the probability's distance from the
     estimate, capped at 1."""
     sizes = np.asarray(effective_sizes, dtype=np.float64)
     sizes = sizes[np.isfinite(sizes)]

@@ -49,8 +49,9 @@ the *coverage* of the reported intervals: the share of marginals with ``|estimat
 standard errors (ArviZ's Monte Carlo standard error, :func:`dogs.marginals`) plus the certified bias
 (``bound_average`` where it is below 1, else 0: a vacuous certificate adds nothing). A state never seen (or never
 left) in any draw has no standard error; its interval is the one :func:`dogs.marginals` reports,
-``unseen_bound`` from the estimate (:func:`dogs.sampling_call.unseen_bound`: about 5.9 over the run's smallest
-effective sample size, the rule of three at the 3-standard-error level). Many networks hold states of probability
+``unseen_bound`` from the estimate (:func:`dogs.sampling_call.unseen_bound`: about 5.9 over the smallest effective
+sample size of its variable's other states, the rule of three at the 3-standard-error level; a variable that never
+changed gets none, and its states count as misses unless exact). Many networks hold states of probability
 below ``1e-4`` (27% of mildew's marginals under its evidence) that no run of a few seconds sees; before that bound
 they counted as misses unless exactly 0, and the JSON keeps that share as ``coverage_unseen_exact``. Chains that do not mix
 (determinism can make single-site Gibbs reducible) show as large R-hat; the count of unconverged marginals is

@@ -122,6 +122,11 @@ def _parser() -> argparse.ArgumentParser:
                         "on the bias of the reported average over the draws (mean over k of min(1, the smallest "
                         "variation of j <= k passes)); null with 'bound_reason' where 1 or more (vacuous); not with "
                         "--format uai-mar")
+    p.add_argument("--blocks", choices=("auto", "elimination", "none"), default="auto",
+                   help="factor graphs: 'auto' (default) draws the variables tied by zero entries jointly; "
+                        "'elimination' draws blocks of up to the whole model exactly by variable elimination (for "
+                        "near-deterministic networks on which single-site chains stall); 'none': single-site "
+                        "updates")
     p.add_argument("--plot", help="grid-shaped models: write a map of the estimated P(X_i = 1) to this .png file")
     p.set_defaults(run=cmd_sample)
 

@@ -52,6 +52,7 @@ from dogs.cli._evidence import load_evidence
 from dogs.cli._guard import Guard
 from dogs.cli._models import load_model
 from dogs.models.discrete import cardinalities
+from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.cli._plots import check_mar_request, check_plot, plot_sample
 from dogs.extras import require
 from dogs.sampling_call import RHAT_THRESHOLD, diagnose
@@ -85,6 +86,9 @@ def cmd_sample(args, guard: Guard):
     model = load_model(args.model, guard)[0]
     evidence = load_evidence(args.evidence, model)
     check_mar_request(args.format, args.vars, args.certify)
+    if args.blocks == "elimination" and (args.certify or not isinstance(model, DiscreteFactorGraph)):
+        raise InputError("--blocks elimination is for factor graphs (UAI files, pgmpy networks) without --certify "
+                         "(the certificate bounds single-site updates)")
     plot = check_plot(args.plot, model)
     variables = _variables(args.vars, model.n_vars)
     if variables is not None and any(int(i) in evidence for i in variables):
@@ -110,7 +114,8 @@ def cmd_sample(args, guard: Guard):
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore", SamplingWarning)  # reported from the table below, once
         data = sample(model, scan, length=length, chains=chains, draws=draws, seed=root, start=start,
-                      evidence=evidence, certify=args.certify, variables=variables)
+                      evidence=evidence, certify=args.certify, variables=variables,
+                      blocks=None if args.blocks == "none" else args.blocks)
     table = marginals(data)
     warnings = sampling_warnings(data, table)
     rows = [_row(record, args.certify) for record in table.to_dict("records")]

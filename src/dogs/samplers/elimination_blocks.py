@@ -16,13 +16,15 @@ probabilistic expert systems", Int. J. Human-Computer Studies 42), built for ped
 Each update is a Gibbs kernel of :math:`\pi`, so any scan of them leaves :math:`\pi` invariant, and zero entries
 inside a block need no care (the draw is exact).
 
-Choice (:func:`elimination_blocks`), after Jensen et al.: every block is the whole model minus a *cutset* of
+Choice (:func:`elimination_blocks`), after Jensen et al.: the first block is the whole model minus a *cutset* of
 variables held fixed. A greedy cutset elimination on the interaction graph repeatedly eliminates the variable of
 smallest table (its states times those of its current neighbours: the min-weight rule); when even that table
 exceeds ``max_step_entries``, it conditions instead on the neighbour of that variable with the most neighbours
 (removes it from the graph, into the cut), and tries again; once the tables made hold ``max_block_entries``
-entries, the remaining variables are cut too. The eliminated variables form the first block, drawn in that order.
-The next block is chosen the same way over the whole model again, with the variables not yet in a block cut only
+entries, a variable whose table would overflow what is left is cut too, or, if it is one to keep (below), its
+neighbours are, until it fits. The eliminated variables form the first block, drawn in that order.
+The next block is chosen the same way among the variables not yet in a block and those within
+:data:`NEIGHBOURHOOD_RADIUS` edges of them (the rest held fixed), with the variables not yet in a block cut only
 when no other neighbour is left to cut, and so on until every variable is in a block; each variable's *home* is
 the first block that holds it (a scan step on the variable draws its home block). Blocks overlap: two variables
 that the first cutset separates are drawn together by a later block, which removes the cause of reducibility that
@@ -32,7 +34,7 @@ Costs. A step's table holds at most ``max_step_entries`` entries (conditioning o
 step's scope; a single variable with more states is a step of its own), and a block's tables at most
 ``max_block_entries`` plus one step (the memory per chain, float64). Where the model's whole elimination fits
 (asia to pathfinder and pigs among pgmpy's networks), the first block holds every variable and each sweep is an
-independent exact draw; on munin and diabetes the blocks are Gibbs steps.
+independent exact draw; on munin2 and diabetes a sweep draws two to four overlapping blocks in turn.
 
 :func:`pack_elimination_blocks` lays a choice out as the flat arrays the kernel reads.
 """

@@ -43,6 +43,7 @@ import numpy as np
 from dogs._kernels.factor_gibbs import factor_gibbs_chain_draws, factor_gibbs_chains_draws
 from dogs._kernels.gibbs import seed_states
 from dogs.models.factor_graph import DiscreteFactorGraph
+from dogs.resources import TooLargeError, format_bytes, memory_limit_bytes
 from dogs.samplers.base import Work, chain_seeds, check_n_chains
 from dogs.samplers.checks import check_int
 from dogs.samplers.elimination_blocks import empty_elimination_plan, pack_elimination_blocks
@@ -98,8 +99,9 @@ def run_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, draw
         the whole block from its joint conditional. Default none: every step a single-site update.
     elimination : EliminationBlocks, optional
         Blocks drawn by exact elimination (:func:`dogs.samplers.elimination_blocks.elimination_blocks`): a step on
-        any variable of such a block draws the whole block. Not together with ``blocks`` (its units hold the tied
-        variables).
+        a variable draws the block that is its home. Not together with ``blocks``. Raises
+        :class:`dogs.resources.TooLargeError` before any chain runs when the chains' elimination tables would
+        exceed the memory limit.
 
     Returns
     -------
@@ -127,10 +129,16 @@ def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, 
     record_vars = check_record_vars(record_vars, model.n_vars)
     packed = pack_factor_graph(model)
     if elimination is not None and blocks:
-        raise ValueError("give blocks or elimination blocks, not both (the elimination plan's units hold the tied "
-                         "variables)")
+        raise ValueError("give blocks or elimination blocks, not both (an elimination block draws tied variables "
+                         "together anyway)")
     packed_blocks = pack_blocks(model, blocks)
     plan = empty_elimination_plan(model) if elimination is None else pack_elimination_blocks(model, elimination)
+    tables = 8.0 * n_chains * float(plan[15][0] + plan[15][1])  # each chain's elimination tables, float64
+    if elimination is not None and tables > memory_limit_bytes():
+        raise TooLargeError(f"{n_chains} chains x the elimination blocks' tables ({int(plan[15][0] + plan[15][1]):,} "
+                            f"entries each) need about {format_bytes(tables)}, more than the memory limit of "
+                            f"{format_bytes(memory_limit_bytes())}: use fewer chains or smaller blocks "
+                            "(elimination_blocks' max_block_entries)")
     seeds = chain_seeds(seed, n_chains)
     rng_states = seed_states(seeds)
     labels = np.empty((n_chains, draws, record_vars.size), dtype=label_dtype(int(model.cardinalities.max())))
