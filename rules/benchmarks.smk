@@ -274,10 +274,11 @@ rule benchmarks_sampling:
         " --pgmpy-sweeps {params.pgmpy_sweeps} --threads {threads} --seed {params.seed} > {log} 2>&1"
 
 
-# Bayesian networks from pgmpy's bundle with evidence: DoGS, the systematic scan and pgmpy's GibbsSampling at a
-# fixed time budget, scored against exact posterior marginals, with the coverage of our reported intervals.
+# Bayesian networks from pgmpy's bundle with evidence: DoGS, the systematic scan, elimination blocks and pgmpy's
+# GibbsSampling at a fixed time budget, scored against exact posterior marginals, with the coverage of our reported
+# intervals.
 rule benchmarks_networks:
-    """Beyond the papers: the bundled Bayesian networks with evidence, marginal errors and interval coverage of DoGS, the systematic scan and pgmpy at a fixed time budget."""
+    """Beyond the papers: the bundled Bayesian networks with evidence, marginal errors and interval coverage of DoGS, the systematic scan, blocked Gibbs by elimination and pgmpy at a fixed time budget."""
     output:
         json=result("benchmarks/networks.json"),
         table=result("benchmarks/networks.md"),

@@ -75,3 +75,16 @@ def test_bad_settings_are_refused_before_any_work(argv, tmp_path):
         networks.main(["--out", str(tmp_path / "n.json"), "--table", str(tmp_path / "n.md"), "--figure",
                        str(tmp_path / "n.png"), *argv])
     assert not list(tmp_path.iterdir())
+
+
+def test_coverage_counts_unseen_states_by_their_bound_and_exact_zeros_always():
+    """Five marginals: inside 3 SE; outside; unseen within its bound; unseen beyond it; unseen of a variable that
+    never changed (NaN bound) and exactly right (probability 0). The old rule covers the unseen ones only when
+    exact."""
+    nan = np.nan
+    errors = np.array([0.02, 0.05, 1e-4, 0.3, 0.0])
+    std_errors = np.array([0.01, 0.01, nan, nan, nan])
+    bounds = np.array([nan, nan, 1e-3, 1e-3, nan])
+    within, exact_only = networks.covered(errors, std_errors, bounds, np.zeros(5))
+    assert within.tolist() == [True, False, True, False, True]
+    assert exact_only.tolist() == [True, False, False, False, True]
