@@ -54,6 +54,7 @@ compilation takes seconds, once per version of the kernels).
 from __future__ import annotations
 
 import json
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -66,18 +67,18 @@ from dogs.models.discrete import DiscretePairwiseMRF, cardinalities
 from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.models.evidence import condition
 from dogs.resources import TooLargeError, format_bytes, memory_limit_bytes
-from dogs.samplers.elimination_blocks import EliminationBlocks
+from dogs.samplers.elimination_blocks import EliminationBlocks, elimination_blocks
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
-__all__ = ["RHAT_THRESHOLD", "UNSEEN_LEVEL", "SamplingWarning", "check_sampling_memory", "conditioned_positive_starts", "diagnose",
-           "import_arviz", "marginals", "once_per_block", "sample", "sampling_memory_bytes", "sampling_warnings",
-           "scan_given_evidence", "scan_in_original", "unseen_bound"]
+__all__ = ["RHAT_THRESHOLD", "UNSEEN_LEVEL", "SamplingWarning", "check_sampling_memory", "conditioned_positive_starts",
+           "diagnose", "import_arviz", "marginals", "once_per_block", "sample", "sampling_memory_bytes",
+           "sampling_warnings", "scan_given_evidence", "scan_in_original", "unseen_bound"]
 
 #: Largest split R-hat taken as converged (Vehtari et al. 2021).
 RHAT_THRESHOLD = 1.01
 #: Probability that a state of probability above :func:`unseen_bound` goes unseen in independent draws: the two-sided
 #: tail beyond three standard deviations of a normal, so that the bound matches the 3-standard-error intervals.
-UNSEEN_LEVEL = 0.0026997960632601866
+UNSEEN_LEVEL = math.erfc(3.0 / math.sqrt(2.0))
 #: Seconds a run lasts before its progress bar appears.
 PROGRESS_DELAY_SECONDS = 2.0
 
@@ -431,8 +432,6 @@ def _blocks_for(blocks, conditioned, certify: bool):
         if not factor_graph or certify:
             return []
         if blocks == "elimination":
-            from dogs.samplers.elimination_blocks import elimination_blocks
-
             return elimination_blocks(conditioned.model)
         from dogs.samplers.factor_blocks import deterministic_blocks
 
@@ -534,8 +533,7 @@ def marginals(data):
     changed = np.isfinite(table["std_error"].to_numpy())
     ess = table["ess_bulk"].to_numpy()
     unseen_bounds = np.full(len(table), np.nan)
-    for variable in np.unique(table["variable"].to_numpy()):
-        rows = np.flatnonzero(table["variable"].to_numpy() == variable)
+    for rows in table.groupby("variable", sort=False).indices.values():
         if changed[rows].any() and not changed[rows].all():  # some state drawn, some never
             unseen = rows[~changed[rows]]
             unseen_bounds[unseen] = unseen_bound(ess[rows[changed[rows]]], labels.shape[0], labels.shape[1])

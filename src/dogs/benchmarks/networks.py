@@ -53,7 +53,8 @@ left) in any draw has no standard error; its interval is the one :func:`dogs.mar
 sample size of its variable's other states, the rule of three at the 3-standard-error level; a variable that never
 changed gets none, and its states count as misses unless exact). Many networks hold states of probability
 below ``1e-4`` (27% of mildew's marginals under its evidence) that no run of a few seconds sees; before that bound
-they counted as misses unless exactly 0, and the JSON keeps that share as ``coverage_unseen_exact``. Chains that do not mix
+they counted as misses unless exactly 0, and the JSON keeps that share as ``coverage_unseen_exact``. Chains that
+do not mix
 (determinism can make single-site Gibbs reducible) show as large R-hat; the count of unconverged marginals is
 reported beside, and so is the coverage of the converged ones alone (split R-hat at most
 :data:`dogs.sampling_call.RHAT_THRESHOLD`): the intervals a user who heeds the R-hat warning would trust, so a
@@ -334,14 +335,14 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
         order = [(int(i), k) for i, x in zip(conditioned.free, truth) for k in range(len(x))]
         lookup = {(int(v), int(s)): r for r, (v, s) in enumerate(zip(table["variable"], table["state"]))}
         rows = [lookup[key] for key in order]
-        within, within_unseen_exact = covered(errors, table["std_error"].to_numpy()[rows],
-                                              table["unseen_bound"].to_numpy()[rows], bias[rows])
-        unseen = ~np.isfinite(table["std_error"].to_numpy()[rows])
+        std_errors = table["std_error"].to_numpy()[rows]
+        within, within_unseen_exact = covered(errors, std_errors, table["unseen_bound"].to_numpy()[rows], bias[rows])
         converged = table["converged"].to_numpy()[rows]
         row[sampler] = {"draws": out["draws"], "thin": out["thin"], "seconds": out["seconds"],
                         "mean_error": float(errors.mean()),
                         "max_error": float(errors.max()), "coverage": float(within.mean()),
-                        "coverage_unseen_exact": float(within_unseen_exact.mean()), "unseen": int(unseen.sum()),
+                        "coverage_unseen_exact": float(within_unseen_exact.mean()),
+                        "unseen": int(np.sum(~np.isfinite(std_errors))),
                         "unconverged": int((~table["converged"]).sum()), "marginals": int(errors.size),
                         "converged_coverage": float(within[converged].mean()) if converged.any() else None,
                         "certified": int(np.isfinite(table["bound_average"]).sum()),

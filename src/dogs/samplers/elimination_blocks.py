@@ -207,9 +207,10 @@ def pack_elimination_blocks(model: DiscreteFactorGraph, plan: EliminationBlocks)
       strides ``scope_strides``), its table at ``prod_start[k]`` and its message at ``msg_start[k]`` in the
       chain's buffers;
     - its inputs ``input_indptr[k]:input_indptr[k + 1]``, factors over several scope variables first, then such
-      messages, then those over one scope variable (from ``single_start[k]`` on): each a factor (``input_source >= 0``; its scope slots outside the block
-      ``outside_slots[outside_indptr[i]:outside_indptr[i + 1]]``) or the message of step ``-source - 1``, with its
-      stride at each scope position ``input_strides[stride_start[i] + pos]`` (0 where absent);
+      messages, then those over one scope variable (from ``single_start[k]`` on): each a factor
+      (``input_source >= 0``; its scope slots outside the block ``outside_slots[outside_indptr[i]:outside_indptr[i +
+      1]]``) or the message of step ``-source - 1``, with its stride at each scope position
+      ``input_strides[stride_start[i] + pos]`` (0 where absent);
     - ``buffer_sizes = [products, messages, largest scope, most inputs, most states]``;
     - ``block_entries[b]``: the entries of block ``b``'s tables together (its update's work).
     """

@@ -40,8 +40,9 @@ order). A child that is a function of its block keeps a share ``1 / K_child`` an
 functions (hailfinder's ``Scenario`` and the variables derived from it) end up in one block before looser ties
 fill the cap. A merge that keeps every joined configuration still comes last, not never: its tie runs through a
 factor with variables outside it (``{tub, either}`` given ``lung = no`` in asia), which the internal support
-cannot see. An update of a block of ``C`` candidate configurations costs ``C`` products of its factors, so the cap bounds a step's work; a
-tie the cap leaves unmerged stays a possible cause of reducibility, which split R-hat then reports. Only exact
+cannot see. An update of a block of ``C`` candidate configurations costs ``C`` products of its factors, so the cap
+bounds a step's work; a tie the cap leaves unmerged stays a possible cause of reducibility, which split R-hat then
+reports. Only exact
 zeros ever remove a configuration: ``near_zero`` merges blocks, it never shrinks a support.
 """
 

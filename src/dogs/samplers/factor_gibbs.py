@@ -133,12 +133,13 @@ def prepare_factor_gibbs_draws(model: DiscreteFactorGraph, scan: Scan, *, seed, 
                          "together anyway)")
     packed_blocks = pack_blocks(model, blocks)
     plan = empty_elimination_plan(model) if elimination is None else pack_elimination_blocks(model, elimination)
-    tables = 8.0 * n_chains * float(plan[15][0] + plan[15][1])  # each chain's elimination tables, float64
-    if elimination is not None and tables > memory_limit_bytes():
-        raise TooLargeError(f"{n_chains} chains x the elimination blocks' tables ({int(plan[15][0] + plan[15][1]):,} "
-                            f"entries each) need about {format_bytes(tables)}, more than the memory limit of "
-                            f"{format_bytes(memory_limit_bytes())}: use fewer chains or smaller blocks "
-                            "(elimination_blocks' max_block_entries)")
+    if elimination is not None:
+        entries = int(plan[15][0] + plan[15][1])  # each chain's tables and messages, float64
+        need, limit = 8.0 * n_chains * entries, memory_limit_bytes()
+        if need > limit:
+            raise TooLargeError(f"{n_chains} chains x the elimination blocks' tables ({entries:,} entries each) need "
+                                f"about {format_bytes(need)}, more than the memory limit of {format_bytes(limit)}: use "
+                                "fewer chains or smaller blocks (elimination_blocks' max_block_entries)")
     seeds = chain_seeds(seed, n_chains)
     rng_states = seed_states(seeds)
     labels = np.empty((n_chains, draws, record_vars.size), dtype=label_dtype(int(model.cardinalities.max())))
