@@ -147,3 +147,27 @@ def test_unseen_states_get_the_rule_of_three_bound_from_the_smallest_effective_s
     assert table.loc[table["variable"] == 1, "unseen_bound"].isna().all()  # every state drawn
     constant = table.loc[table["variable"] == 2]  # never changed: no interval from its draws
     assert constant["std_error"].isna().all() and constant["unseen_bound"].isna().all()
+    assert int(sample(graph, chains=2, draws=8, seed=1, progress=False).posterior.attrs["independent_draws"]) == 0
+
+
+def test_independent_draws_give_every_unchanged_state_the_bound_of_all_draws():
+    """Where one elimination block holds every variable, each pass is an exact draw independent of the others: the
+    effective size of every indicator is chains x draws, so a variable that never changed gets the rule-of-three
+    bound of that many draws too, its marginals count as converged, and ``sample`` warns of no R-hat."""
+    import warnings
+
+    from dogs.sampling_call import UNSEEN_LEVEL
+
+    graph = DiscreteFactorGraph.from_factors([3, 2, 2], [((0,), np.log([0.5, 0.5, 1e-30])),
+                                                         ((0, 1), np.log([[0.5, 0.5], [0.4, 0.6], [0.5, 0.5]])),
+                                                         ((2,), np.log([1.0, 1e-30]))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SamplingWarning)  # R-hat of the constant variable is undefined
+        data = sample(graph, chains=4, draws=200, seed=1, progress=False, blocks="elimination")
+    assert int(data.posterior.attrs["independent_draws"]) == 1
+    table = marginals(data)
+    unchanged = ~np.isfinite(table["std_error"].to_numpy())
+    assert unchanged.sum() == 3  # variable 0's state 2, both states of variable 2
+    assert table.loc[unchanged, "unseen_bound"].to_numpy() == pytest.approx(-np.log(UNSEEN_LEVEL) / 800)
+    assert table.loc[~unchanged, "unseen_bound"].isna().all()
+    assert table["converged"].all()

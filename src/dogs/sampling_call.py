@@ -296,7 +296,8 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     arviz.InferenceData (ArviZ 0.2x) or xarray.DataTree (ArviZ 1.x)
         ``posterior.label`` ``(chain, draw, node)``; attributes (``posterior.attrs``): ``n_vars``,
         ``scan_length`` (steps per pass, over the unobserved variables), ``seed``, ``start``, ``binary``,
-        ``block_update``, and JSON texts ``cardinalities`` (of the reported variables), ``evidence``, ``blocks``
+        ``block_update``, ``independent_draws`` (1 when an elimination block holds every unobserved variable, so
+        that every pass is an independent exact draw), and JSON texts ``cardinalities`` (of the reported variables), ``evidence``, ``blocks``
         and ``certificate`` (``null`` unless ``certify``).
 
     Raises
@@ -311,7 +312,8 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     -----
     SamplingWarning
         Vacuous certificates (with ``certify``); marginals with split R-hat above :data:`RHAT_THRESHOLD` or
-        undefined (one chain, or an indicator that never changed).
+        undefined (one chain, or an indicator that never changed); none with ``independent_draws``, whose chains
+        cannot fail to mix.
 
     Examples
     --------
@@ -363,12 +365,19 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
              "blocks": json.dumps([conditioned.free[b].tolist() for b in block_lists]),
              "block_update": ("elimination" if isinstance(chosen_blocks, EliminationBlocks) else
                               "enumeration" if block_lists else "none"),
+             "independent_draws": int(_independent_draws(chosen_blocks, reduced.n_vars)),
              "certificate": json.dumps(None if certificate is None else _certificate_json(certificate, recorded,
                                                                                           original))}
     data = to_arviz(labels, original, attrs)
     for message in sampling_warnings(data):
         warnings.warn(message, SamplingWarning, stacklevel=2)
     return data
+
+
+def _independent_draws(blocks, n_free: int) -> bool:
+    """Whether every pass ends in an exact draw from the posterior, independent of the draws before: an elimination
+    block holds every unobserved variable, so each step on it draws them all from their joint posterior."""
+    return isinstance(blocks, EliminationBlocks) and any(len(b) == n_free for b in blocks.blocks)
 
 
 #: Bytes per chain and variable of the chain states: the start's labels, the chains' state and a lane layout.
@@ -501,10 +510,13 @@ def marginals(data):
 
     Columns ``variable`` (original index), ``state``, ``probability`` (mean of the indicator draws),
     ``std_error`` (``arviz.mcse``), ``r_hat``, ``ess_bulk``, ``ess_tail`` (NaN where the indicator never
-    changed), ``converged`` (R-hat defined and at most :data:`RHAT_THRESHOLD`), ``unseen_bound`` (for a state
-    never drawn, or always, of a variable whose other states' indicators did change: the distance from its estimate
-    0 or 1 within which the probability lies, :func:`unseen_bound` of that variable's changing indicators; NaN
-    elsewhere, in particular for a variable that never changed, whose draws say nothing about its rare states), and
+    changed), ``converged`` (R-hat defined and at most :data:`RHAT_THRESHOLD`, or the draws independent: the
+    marginals :func:`sample` does not warn about), ``unseen_bound`` (for a state never drawn, or always, of a
+    variable whose other states' indicators did change: the distance from its estimate 0 or 1 within which the
+    probability lies, :func:`unseen_bound` of that variable's changing indicators; NaN elsewhere, in particular for
+    a variable that never changed, whose draws say nothing about its rare states; but where the draws are
+    independent, attribute ``independent_draws``, every indicator's effective size is the number of draws, and
+    every state never drawn, or always, gets the bound of that many draws), and
     with a certificate ``bound`` and ``bound_average`` (NaN where vacuous; see :mod:`dogs.certificates`).
     """
     import pandas as pd
@@ -537,6 +549,9 @@ def marginals(data):
         if changed[rows].any() and not changed[rows].all():  # some state drawn, some never
             unseen = rows[~changed[rows]]
             unseen_bounds[unseen] = unseen_bound(ess[rows[changed[rows]]], labels.shape[0], labels.shape[1])
+    if int(attrs.get("independent_draws", 0)):  # the effective size of every indicator is the number of draws
+        unseen_bounds[~changed] = unseen_bound([labels.shape[0] * labels.shape[1]], *labels.shape[:2])
+        table["converged"] = True  # chains of independent exact draws cannot fail to mix
     table["unseen_bound"] = unseen_bounds
     if certificate is not None:
         for key in ("bound", "bound_average"):
@@ -569,7 +584,8 @@ def _row(variable: int, state: int, stats: dict, m: int, complement: bool = Fals
 
 
 def sampling_warnings(data, table=None) -> list[str]:
-    """The warnings of :func:`sample` for its draws ``data``: vacuous certificates, unconverged marginals.
+    """The warnings of :func:`sample` for its draws ``data``: vacuous certificates, unconverged marginals (not for
+    independent draws, attribute ``independent_draws``).
 
     Split R-hat comes from ``table`` (:func:`marginals`) when given, else from the label counts in closed form
     (:func:`dogs.convergence.indicator_rhat`, equal to ArviZ's): no ArviZ call, so the check costs a pass over
@@ -584,6 +600,8 @@ def sampling_warnings(data, table=None) -> list[str]:
             out.append(f"the certificate is vacuous for {len(vacuous)} of {len(certificate)} variables (e.g. "
                        f"variable {vacuous[0]['variable']}: {vacuous[0]['reason']}); their bias is not bounded "
                        "(use a longer scan, or a DoGS scan targeting them)")
+    if int(posterior.attrs.get("independent_draws", 0)):  # chains of independent exact draws cannot fail to mix
+        return out
     variables, r_hat = _r_hats(data, table)
     bad = ~(r_hat <= RHAT_THRESHOLD)  # NaN (undefined) counts as not converged
     if not bad.any():

@@ -51,13 +51,16 @@ standard errors (ArviZ's Monte Carlo standard error, :func:`dogs.marginals`) plu
 left) in any draw has no standard error; its interval is the one :func:`dogs.marginals` reports,
 ``unseen_bound`` from the estimate (:func:`dogs.sampling_call.unseen_bound`: about 5.9 over the smallest effective
 sample size of its variable's other states, the rule of three at the 3-standard-error level; a variable that never
-changed gets none, and its states count as misses unless exact). Many networks hold states of probability
+changed gets none, and its states count as misses unless exact; but where every draw is independent and exact, a
+one-block ``blocked`` row, every indicator's effective size is the number of draws, and every unseen state gets the
+bound of that many draws). Many networks hold states of probability
 below ``1e-4`` (27% of mildew's marginals under its evidence) that no run of a few seconds sees; before that bound
 they counted as misses unless exactly 0, and the JSON keeps that share as ``coverage_unseen_exact``. Chains that
 do not mix
 (determinism can make single-site Gibbs reducible) show as large R-hat; the count of unconverged marginals is
 reported beside, and so is the coverage of the converged ones alone (split R-hat at most
-:data:`dogs.sampling_call.RHAT_THRESHOLD`): the intervals a user who heeds the R-hat warning would trust, so a
+:data:`dogs.sampling_call.RHAT_THRESHOLD`, or independent draws: the column ``converged`` of
+:func:`dogs.marginals`): the intervals a user who heeds the R-hat warning would trust, so a
 shortfall there is a failure the warning did not catch.
 """
 

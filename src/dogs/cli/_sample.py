@@ -17,9 +17,12 @@ For every reported marginal :math:`P(X_i = k)` the indicator draws :math:`1[X_i 
 
 A marginal with :math:`\hat R > 1.01` (the threshold of Vehtari et al.), or whose indicator never
 changed in any chain, is flagged ``converged: false`` and a warning goes to standard error: the chains
-have not forgotten their starts, and the estimate and its standard error mean little. A marginal whose
-indicator is constant in every draw of every chain has no defined :math:`\hat R`, ESS or standard error
-(reported as null). ``--save-chains`` writes the draws as ArviZ data (netCDF; :mod:`dogs.arviz_interop`).
+have not forgotten their starts, and the estimate and its standard error mean little. Not so where every
+pass is an independent exact draw (``--blocks elimination`` on a model that fits one block): such chains
+cannot fail to mix, every marginal counts as converged, and a state never drawn gets the bound of all the
+draws. A marginal whose indicator is constant in every draw of every chain has no defined :math:`\hat R`,
+ESS or standard error (reported as null). ``--save-chains`` writes the draws as ArviZ data (netCDF;
+:mod:`dogs.arviz_interop`).
 
 The work is the library's :func:`dogs.sampling_call.sample` (this module checks the arguments, builds the
 scan and formats the result), so the command and the library give the same numbers for the same seed.
