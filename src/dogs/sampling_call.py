@@ -297,8 +297,8 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         ``posterior.label`` ``(chain, draw, node)``; attributes (``posterior.attrs``): ``n_vars``,
         ``scan_length`` (steps per pass, over the unobserved variables), ``seed``, ``start``, ``binary``,
         ``block_update``, ``independent_draws`` (1 when an elimination block holds every unobserved variable, so
-        that every pass is an independent exact draw), and JSON texts ``cardinalities`` (of the reported variables), ``evidence``, ``blocks``
-        and ``certificate`` (``null`` unless ``certify``).
+        that every pass is an independent exact draw), and JSON texts ``cardinalities`` (of the reported
+        variables), ``evidence``, ``blocks`` and ``certificate`` (``null`` unless ``certify``).
 
     Raises
     ------
