@@ -171,3 +171,51 @@ def test_independent_draws_give_every_unchanged_state_the_bound_of_all_draws():
     assert table.loc[unchanged, "unseen_bound"].to_numpy() == pytest.approx(-np.log(UNSEEN_LEVEL) / 800)
     assert table.loc[~unchanged, "unseen_bound"].isna().all()
     assert table["converged"].all()
+
+
+def test_the_bound_for_a_block_drawn_variable_solves_its_inequality():
+    """``boundary_unseen_bound`` is the largest ``p`` with ``p <= a + 3 sqrt(p / n)``, ``a`` the bound of the
+    draws alone: about 19 / M when the boundary's effective size is the M draws; capped at 1."""
+    from dogs.sampling_call import UNSEEN_LEVEL, boundary_unseen_bound
+
+    for draws, size in ((256, 256.0), (1000, 40.0), (50, 50.0)):
+        p = boundary_unseen_bound(draws, size)
+        assert p == pytest.approx(-np.log(UNSEEN_LEVEL) / draws + 3 * np.sqrt(p / size))
+    assert boundary_unseen_bound(256, 256) * 256 == pytest.approx(19.0, abs=0.05)
+    assert boundary_unseen_bound(2, 1.0) == 1.0
+
+
+def test_draw_conditions_name_each_blocks_boundary_and_the_block_that_draws_a_variable_last():
+    """On the chain 0-1-2-3 with blocks {0, 1, 2} (home of 0, 1, 2) and {2, 3} (home of 3), a systematic pass draws
+    the first block, then the second, which redraws 2: variables 0, 1 are last drawn given 3, and 2, 3 given 1."""
+    from dogs.samplers.elimination_blocks import EliminationBlocks
+    from dogs.sampling_call import _draw_conditions, once_per_block
+    from dogs.scans import Scan, systematic_scan
+
+    graph = DiscreteFactorGraph.from_factors([2] * 4, [((i, i + 1), np.zeros((2, 2))) for i in range(3)])
+    blocks = EliminationBlocks([np.array([0, 1, 2]), np.array([3, 2])], [np.array([0, 1, 2]), np.array([3])])
+    one_pass = once_per_block(systematic_scan(4, 4), blocks.homes)
+    original = np.array([10, 11, 12, 13])
+    conditions = _draw_conditions(blocks, graph, one_pass, np.arange(4), original)
+    assert conditions == {"boundaries": [[13], [11]], "last_block": [0, 0, 1, 1]}
+    assert _draw_conditions(blocks, graph, Scan(np.array([0, -1]), 4), np.arange(4), original)["last_block"] == [-1] * 4
+    assert _draw_conditions(None, graph, one_pass, np.arange(4), original) is None
+
+
+def test_a_variable_that_never_changed_gets_the_bound_of_its_blocks_boundary():
+    """Variables 0 (boundary {2}, which moved), 1 (boundary {0}, which never moved: 0's bound added), 3 and 4 (each
+    the other's boundary: neither is found) and 5 (boundary {9}, not recorded)."""
+    import pandas as pd
+
+    from dogs.sampling_call import _conditioned_bounds, boundary_unseen_bound, unseen_bound
+
+    rows = [(v, k) for v in (0, 1, 2, 3, 4, 5) for k in (0, 1)]
+    table = pd.DataFrame(rows, columns=["variable", "state"])
+    table["ess_bulk"] = [np.nan, np.nan, np.nan, np.nan, 300.0, 120.0] + [np.nan] * 6
+    changed = np.isfinite(table["ess_bulk"].to_numpy())
+    conditions = {"boundaries": [[2], [0], [4], [3], [9]], "last_block": [0, 1, -1, 2, 3, 4]}
+    out = _conditioned_bounds(table, changed, conditions, 400)
+    first = boundary_unseen_bound(400, 120.0)  # the smallest effective size of variable 2's indicators
+    np.testing.assert_allclose(out[0:2], first)
+    np.testing.assert_allclose(out[2:4], unseen_bound([400], 400, 1) + first)  # 0 held still: its draws alone
+    assert np.isnan(out[4:]).all()  # variable 2 changed; 3 and 4 wait on each other; 5 on an unrecorded one

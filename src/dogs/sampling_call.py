@@ -70,9 +70,9 @@ from dogs.resources import TooLargeError, format_bytes, memory_limit_bytes
 from dogs.samplers.elimination_blocks import EliminationBlocks, elimination_blocks
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
-__all__ = ["RHAT_THRESHOLD", "UNSEEN_LEVEL", "SamplingWarning", "check_sampling_memory", "conditioned_positive_starts",
-           "diagnose", "import_arviz", "marginals", "once_per_block", "sample", "sampling_memory_bytes",
-           "sampling_warnings", "scan_given_evidence", "scan_in_original", "unseen_bound"]
+__all__ = ["RHAT_THRESHOLD", "UNSEEN_LEVEL", "SamplingWarning", "boundary_unseen_bound", "check_sampling_memory",
+           "conditioned_positive_starts", "diagnose", "import_arviz", "marginals", "once_per_block", "sample",
+           "sampling_memory_bytes", "sampling_warnings", "scan_given_evidence", "scan_in_original", "unseen_bound"]
 
 #: Largest split R-hat taken as converged (Vehtari et al. 2021).
 RHAT_THRESHOLD = 1.01
@@ -298,7 +298,9 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         ``scan_length`` (steps per pass, over the unobserved variables), ``seed``, ``start``, ``binary``,
         ``block_update``, ``independent_draws`` (1 when an elimination block holds every unobserved variable, so
         that every pass is an independent exact draw), and JSON texts ``cardinalities`` (of the reported
-        variables), ``evidence``, ``blocks`` and ``certificate`` (``null`` unless ``certify``).
+        variables), ``evidence``, ``blocks``, ``draw_conditions`` (with elimination blocks: each block's boundary
+        and the block that draws each variable last in a pass, for :func:`marginals`) and ``certificate``
+        (``null`` unless ``certify``).
 
     Raises
     ------
@@ -358,6 +360,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     labels = _run(reduced, one_pass, state, chain_stream, recorded, draws, binary, progress, chosen_blocks)
 
     original = conditioned.free[recorded]
+    conditions = _draw_conditions(chosen_blocks, reduced, one_pass, recorded, conditioned.free)
     attrs = {"n_vars": int(conditioned.n_vars), "scan_length": int(one_pass.length),
              "seed": str(root.entropy), "start": str(start) if isinstance(start, (str, int)) else "array",
              "binary": int(binary), "cardinalities": json.dumps(cards[recorded].tolist()),
@@ -365,7 +368,9 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
              "blocks": json.dumps([conditioned.free[b].tolist() for b in block_lists]),
              "block_update": ("elimination" if isinstance(chosen_blocks, EliminationBlocks) else
                               "enumeration" if block_lists else "none"),
-             "independent_draws": int(_independent_draws(chosen_blocks, reduced.n_vars)),
+             "independent_draws": int(conditions is not None and all(
+                 b >= 0 and not conditions["boundaries"][b] for b in conditions["last_block"])),
+             "draw_conditions": json.dumps(conditions),
              "certificate": json.dumps(None if certificate is None else _certificate_json(certificate, recorded,
                                                                                           original))}
     data = to_arviz(labels, original, attrs)
@@ -374,10 +379,34 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     return data
 
 
-def _independent_draws(blocks, n_free: int) -> bool:
-    """Whether every pass ends in an exact draw from the posterior, independent of the draws before: an elimination
-    block holds every unobserved variable, so each step on it draws them all from their joint posterior."""
-    return isinstance(blocks, EliminationBlocks) and any(len(b) == n_free for b in blocks.blocks)
+def _draw_conditions(blocks, model, one_pass: Scan, recorded: np.ndarray, original: np.ndarray):
+    """What the recorded draw of each variable is conditioned on, for elimination blocks (else ``None``).
+
+    A pass draws a block's variables jointly from their exact conditional given the block's *boundary* (its
+    neighbours outside it); the block that holds a variable and is drawn last in the pass sets its recorded value.
+    Returns ``{"boundaries": [...], "last_block": [...]}``: each block's boundary (original indices) and, per
+    recorded variable, the index of that last block (-1 where a pass need not draw one: no block holds it, or the
+    pass has uniform steps, whose variables are random)."""
+    if not isinstance(blocks, EliminationBlocks):
+        return None
+    steps = np.asarray(one_pass.indices, dtype=np.int64)
+    home = np.full(model.n_vars, -1, dtype=np.int64)
+    for b, variables in enumerate(blocks.homes):
+        home[variables] = b
+    last = np.full(model.n_vars, -1, dtype=np.int64)
+    if not np.any(steps == UNIFORM):
+        for v in steps.tolist():
+            if home[v] >= 0:
+                last[blocks.blocks[home[v]]] = home[v]
+            else:  # a single-site update, given the variable's neighbours
+                last[v] = -1
+    boundaries = []
+    for variables in blocks.blocks:
+        inside = np.zeros(model.n_vars, dtype=bool)
+        inside[variables] = True
+        neighbours = np.concatenate([model.neighbors[model.indptr[v]:model.indptr[v + 1]] for v in variables])
+        boundaries.append(original[np.unique(neighbours[~inside[neighbours]])].tolist())
+    return {"boundaries": boundaries, "last_block": last[recorded].tolist()}
 
 
 #: Bytes per chain and variable of the chain states: the start's labels, the chains' state and a lane layout.
@@ -514,9 +543,11 @@ def marginals(data):
     marginals :func:`sample` does not warn about), ``unseen_bound`` (for a state never drawn, or always, of a
     variable whose other states' indicators did change: the distance from its estimate 0 or 1 within which the
     probability lies, :func:`unseen_bound` of that variable's changing indicators; NaN elsewhere, in particular for
-    a variable that never changed, whose draws say nothing about its rare states; but where the draws are
-    independent, attribute ``independent_draws``, every indicator's effective size is the number of draws, and
-    every state never drawn, or always, gets the bound of that many draws), and
+    a variable that never changed, whose draws say nothing about its rare states, unless an elimination block draws
+    it from its exact conditional given a boundary that moved: :func:`boundary_unseen_bound`, attribute
+    ``draw_conditions``; where the draws are independent, attribute ``independent_draws``, every indicator's
+    effective size is the number of draws, and every state never drawn, or always, gets the bound of that many
+    draws), and
     with a certificate ``bound`` and ``bound_average`` (NaN where vacuous; see :mod:`dogs.certificates`).
     """
     import pandas as pd
@@ -549,6 +580,10 @@ def marginals(data):
         if changed[rows].any() and not changed[rows].all():  # some state drawn, some never
             unseen = rows[~changed[rows]]
             unseen_bounds[unseen] = unseen_bound(ess[rows[changed[rows]]], labels.shape[0], labels.shape[1])
+    conditions = json.loads(attrs.get("draw_conditions", "null"))
+    if conditions is not None:
+        found = _conditioned_bounds(table, changed, conditions, labels.shape[0] * labels.shape[1])
+        unseen_bounds = np.where(np.isfinite(found), found, unseen_bounds)
     if int(attrs.get("independent_draws", 0)):  # the effective size of every indicator is the number of draws
         unseen_bounds[~changed] = unseen_bound([labels.shape[0] * labels.shape[1]], *labels.shape[:2])
         table["converged"] = True  # chains of independent exact draws cannot fail to mix
@@ -574,6 +609,59 @@ def unseen_bound(effective_sizes, chains: int, draws: int) -> float:
     sizes = sizes[np.isfinite(sizes)]
     n = float(np.clip(sizes.min(), 1.0, chains * draws)) if sizes.size else float(chains)
     return min(1.0, -np.log(UNSEEN_LEVEL) / n)
+
+
+def boundary_unseen_bound(draws: int, boundary_size: float) -> float:
+    r"""How far from its estimate the probability of a state may lie when its variable never changed in ``draws``
+    block draws, each from its exact conditional given a boundary whose chains have effective sample size
+    ``boundary_size``.
+
+    Given the boundary's path the draws are independent, the ``t``-th leaving the state with probability
+    :math:`q_t`; all ``draws`` stay with probability :math:`\prod_t (1 - q_t) \le e^{-M \bar q}`, below
+    :data:`UNSEEN_LEVEL` once the path's average :math:`\bar q` exceeds :math:`a = -\ln(\text{UNSEEN\_LEVEL}) / M`
+    (:func:`unseen_bound`). The probability :math:`p = E[q]` differs from :math:`\bar q` by the Monte Carlo error of
+    a function of the boundary with values in [0, 1], whose standard deviation is at most :math:`\sqrt p`: within 3
+    standard errors, :math:`p \le a + 3 \sqrt{p / n}`, so :math:`\sqrt p \le 3 / (2 \sqrt n) + \sqrt{9 / (4 n) + a}`
+    with ``n = boundary_size`` (:func:`marginals` takes the smallest bulk ESS of the boundary's indicators, as
+    :func:`unseen_bound` does for a variable's own). With ``n`` as large as the draws the bound is about 19 / M,
+    against 5.9 / M for independent draws. Capped at 1."""
+    a = -np.log(UNSEEN_LEVEL) / max(int(draws), 1)
+    n = max(float(boundary_size), 1.0)
+    return min(1.0, (1.5 / np.sqrt(n) + np.sqrt(2.25 / n + a)) ** 2)
+
+
+def _conditioned_bounds(table, changed: np.ndarray, conditions: dict, draws: int) -> np.ndarray:
+    """Bounds for the marginals of each variable that never changed and that a block draws last in every pass (NaN
+    elsewhere): :func:`boundary_unseen_bound` of the block's boundary, whose size is the smallest bulk ESS of its
+    indicators that changed (at most ``draws``; an empty boundary: independent draws), plus the bound of each
+    boundary variable that never changed either (the boundary's path held it at one value; the probability of
+    the others, at most its bound, is what that path missed). Found in rounds, a variable once its unchanged
+    boundary variables have theirs; NaN where a boundary variable was not recorded or its bound is never found."""
+    groups = list(table.groupby("variable", sort=False).indices.items())
+    rows_of = dict(groups)
+    ess = table["ess_bulk"].to_numpy()
+    unchanged = {v: m for m, (v, rows) in enumerate(groups) if not changed[rows].any()}
+    bound = {}
+    pending = [v for v, m in unchanged.items() if conditions["last_block"][m] >= 0]
+    while pending:
+        left = []
+        for v in pending:
+            boundary = conditions["boundaries"][conditions["last_block"][unchanged[v]]]
+            if any(u not in rows_of or (u in unchanged and u not in bound) for u in boundary):
+                left.append(v)
+                continue
+            moved = [rows_of[u] for u in boundary if u not in unchanged]
+            sizes = np.concatenate([[float(draws)]] + [ess[r[changed[r]]] for r in moved])
+            size = float(np.min(np.where(np.isfinite(sizes), sizes, 1.0)))
+            bound[v] = min(1.0, (boundary_unseen_bound(draws, size) if moved else unseen_bound([draws], draws, 1))
+                           + sum(bound[u] for u in boundary if u in unchanged))
+        if len(left) == len(pending):  # the rest wait on each other, or on unrecorded variables
+            break
+        pending = left
+    out = np.full(len(table), np.nan)
+    for v, value in bound.items():
+        out[rows_of[v]] = value
+    return out
 
 
 def _row(variable: int, state: int, stats: dict, m: int, complement: bool = False) -> dict:
