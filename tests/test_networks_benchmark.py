@@ -88,3 +88,32 @@ def test_coverage_counts_unseen_states_by_their_bound_and_exact_zeros_always():
     within, exact_only = networks.covered(errors, std_errors, bounds, np.zeros(5))
     assert within.tolist() == [True, False, True, False, True]
     assert exact_only.tolist() == [True, False, False, False, True]
+
+
+def test_the_evidence_summary_sets_each_seeds_coverage_side_by_side_and_names_the_shortfalls(tmp_path):
+    """One row per network, one column per run's seed (the scoreboard's first), the lowest coverage, and every run
+    below 95% named; a network out of exact reach or without a start says so; an unreadable run is refused."""
+    from dogs.benchmarks.networks_evidence import main
+
+    def run(seed, rows):
+        path = tmp_path / f"run{seed}.json"
+        path.write_text(json.dumps({"seed": seed, "rows": rows}))
+        return path
+
+    first = run(7, [{"network": "asia", "blocked": {"coverage": 1.0}},
+                    {"network": "munin2", "blocked": {"coverage": 0.954}}])
+    second = run(1, [{"network": "asia", "blocked": {"coverage": 0.99}},
+                     {"network": "munin2", "blocked": {"coverage": 0.931}},
+                     {"network": "link", "skipped": "exact inference out of reach"},
+                     {"network": "child", "blocked": {"error": "no start: ..."}}])
+    text = main(["--table", str(tmp_path / "out.md"), str(first), str(second)])
+    assert (tmp_path / "out.md").read_text() == text
+    assert "| network | seed 7 | seed 1 | lowest |" in text
+    assert "| asia | 100.0% | 99.0% | 99.0% |" in text
+    assert "| munin2 | 95.4% | 93.1% | 93.1% |" in text
+    assert "| link |  | out of reach |  |" in text and "| child |  | no start |  |" in text
+    assert text.rstrip().endswith("Below 95%: munin2 at seed 1 (93.1%).")
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(SystemExit):
+        main(["--table", str(tmp_path / "bad.md"), str(tmp_path / "bad.json")])
+    assert not (tmp_path / "bad.md").exists()

@@ -74,6 +74,12 @@ def work_needed(s: dict) -> list[Work]:
         Work("benchmarks_networks",
              {"benchmarks.networks_table_entries": len(s["networks"]) * s["networks_table_entries"]},
              seconds=len(s["networks"]) * (4 * s["networks_seconds"] + 10)),
+        # the same, one sampler, once per seed of networks_evidence_seeds
+        Work("benchmarks_networks_evidence",
+             {"benchmarks.networks_table_entries": len(s["networks"]) * s["networks_table_entries"],
+              "benchmarks.networks_evidence_seeds": len(s["networks_evidence_seeds"])},
+             jobs=len(s["networks_evidence_seeds"]),
+             seconds=len(s["networks_evidence_seeds"]) * len(s["networks"]) * (s["networks_seconds"] + 10)),
     ]
 
 
