@@ -328,7 +328,7 @@ rule benchmarks_networks_evidence:
     output:
         json=result("benchmarks/networks_evidence/seed{seed}.json"),
         table=result("benchmarks/networks_evidence/seed{seed}.md"),
-        figure=figure("benchmarks/networks_evidence/seed{seed}.png"),
+        figure=result("benchmarks/networks_evidence/seed{seed}.png"),  # not a report figure: the table is the result
     log:
         result("logs/benchmarks/networks_evidence/seed{seed}.log"),
     benchmark:
@@ -359,8 +359,10 @@ rule benchmarks_networks_evidence_summary:
     """Beyond the papers: the blocked sampler's coverage per network under the scoreboard's evidence and every other seed's, in one table."""
     input:
         scoreboard=result("benchmarks/networks.json"),
-        others=expand(result("benchmarks/networks_evidence/seed{seed}.json"),
-                      seed=config["benchmarks"]["networks_evidence_seeds"]),
+        others=expand(
+            result("benchmarks/networks_evidence/seed{seed}.json"),
+            seed=config["benchmarks"]["networks_evidence_seeds"],
+        ),
     output:
         result("benchmarks/networks_evidence.md"),
     log:
