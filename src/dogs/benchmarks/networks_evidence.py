@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from dogs.io import atomic_path
+from dogs.io import atomic_path, read_json
 
 #: The coverage every network should reach (3 standard errors: 99.7% nominal; 95% leaves room for intervals that
 #: are approximate, as the scoreboard's criterion does).
@@ -73,7 +73,7 @@ def main(argv=None) -> str:
     runs = []
     for path in args.runs:
         try:
-            runs.append(json.loads(path.read_text()))
+            runs.append(read_json(path))
         except (OSError, json.JSONDecodeError) as exc:
             parser.error(f"cannot read {path}: {exc}")
     text = markdown(runs)
