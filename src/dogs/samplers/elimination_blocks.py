@@ -23,18 +23,24 @@ exceeds ``max_step_entries``, it conditions instead on the neighbour of that var
 (removes it from the graph, into the cut), and tries again; once the tables made hold ``max_block_entries``
 entries, a variable whose table would overflow what is left is cut too, or, if it is one to keep (below), its
 neighbours are, until it fits. The eliminated variables form the first block, drawn in that order.
-The next block is chosen the same way among the variables not yet in a block and those within
-:data:`NEIGHBOURHOOD_RADIUS` edges of them (the rest held fixed), with the variables not yet in a block cut only
-when no other neighbour is left to cut, and so on until every variable is in a block; each variable's *home* is
-the first block that holds it (a scan step on the variable draws its home block). Blocks overlap: two variables
-that the first cutset separates are drawn together by a later block, which removes the cause of reducibility that
-fixed blocks leave at their borders (a cut variable tied by zeros to its block's variables could never move).
+The next block is chosen the same way, again over the whole of each connected component that holds a variable
+not yet in a block (other components held fixed: a block never reaches them), with the variables not yet in a block
+cut only when no other neighbour is left to cut, and so on until every variable is in a block; each variable's
+*home* is the first block that holds it (a scan step on the variable draws its home block). So every block is, as
+in Jensen et al., the model (its components concerned) minus a cutset, and the cutsets differ. Blocks overlap: two
+variables that the first cutset separates are drawn together by a later block, which removes the cause of
+reducibility that fixed blocks leave at their borders (a cut variable tied by zeros to its block's variables could
+never move). A later block as large as the caps allow also lets the first cutset move with most of what it is tied
+to: blocks restricted to two edges around the variables left (this module until the CHANGELOG's Unreleased
+entry) drew those variables given a boundary of their near neighbours, which on near-deterministic networks held
+them, and that boundary, still for whole runs (mildew and munin2 under some evidence, ``docs/performance.md``).
 
 Costs. A step's table holds at most ``max_step_entries`` entries (conditioning only removes variables from a
 step's scope; a single variable with more states is a step of its own), and a block's tables at most
 ``max_block_entries`` plus one step (the memory per chain, float64). Where the model's whole elimination fits
 (asia to pathfinder and pigs among pgmpy's networks), the first block holds every variable and each sweep is an
-independent exact draw; on munin2 and diabetes a sweep draws two to four overlapping blocks in turn.
+independent exact draw; on munin1-2, mildew and pigs a sweep draws two overlapping blocks in turn, on munin4,
+link and diabetes seven to eighteen (each of them near the whole model).
 
 :func:`pack_elimination_blocks` lays a choice out as the flat arrays the kernel reads.
 """
@@ -58,8 +64,6 @@ __all__ = ["ELIMINATION_BLOCK_ENTRIES", "ELIMINATION_STEP_ENTRIES", "Elimination
 ELIMINATION_STEP_ENTRIES = 1 << 18
 #: Default cap on the entries of a block's tables together (float64: 32 MiB per chain).
 ELIMINATION_BLOCK_ENTRIES = 1 << 22
-#: Blocks after the first hold the variables not yet in a block and those within this many edges of them.
-NEIGHBOURHOOD_RADIUS = 2
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,6 +158,15 @@ def _cutset_elimination(masks, card, max_step_entries, max_block_entries, member
     return order
 
 
+def _component_mask(masks, variables) -> int:
+    """The bit mask of every variable connected to one of ``variables`` in the interaction graph ``masks``."""
+    reached = frontier = sum(1 << v for v in variables)
+    while frontier:
+        grown = reached | functools.reduce(operator.or_, (masks[v] for v in _bits(frontier)), 0)
+        frontier, reached = grown & ~reached, grown
+    return reached
+
+
 def _positive_int(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -172,11 +185,8 @@ def elimination_blocks(model: DiscreteFactorGraph, max_step_entries: int = ELIMI
     blocks, homes, remaining = [], [], set(range(model.n_vars))
     while remaining:
         members = None  # the first block: the whole model
-        if blocks:  # later ones: the variables left and their neighbours' neighbours
-            near = sum(1 << v for v in remaining)
-            for _ in range(NEIGHBOURHOOD_RADIUS):
-                near |= functools.reduce(operator.or_, (masks[v] for v in _bits(near)), 0)
-            members = list(_bits(near))
+        if blocks:  # later ones: the components that hold a variable left
+            members = list(_bits(_component_mask(masks, remaining)))
         order = _cutset_elimination(masks, card, max_step_entries, max_block_entries, members, keep=remaining)
         home = sorted(v for v in order if v in remaining)
         if not home:  # every variable left was cut again: a block of them alone
