@@ -23,17 +23,19 @@ exceeds ``max_step_entries``, it conditions instead on the neighbour of that var
 (removes it from the graph, into the cut), and tries again; once the tables made hold ``max_block_entries``
 entries, a variable whose table would overflow what is left is cut too, or, if it is one to keep (below), its
 neighbours are, until it fits. The eliminated variables form the first block, drawn in that order.
-The next block is chosen the same way, again over the whole of each connected component that holds a variable
-not yet in a block (other components held fixed: a block never reaches them), with the variables not yet in a block
-cut only when no other neighbour is left to cut, and so on until every variable is in a block; each variable's
-*home* is the first block that holds it (a scan step on the variable draws its home block). So every block is, as
-in Jensen et al., the model (its components concerned) minus a cutset, and the cutsets differ. Blocks overlap: two
-variables that the first cutset separates are drawn together by a later block, which removes the cause of
-reducibility that fixed blocks leave at their borders (a cut variable tied by zeros to its block's variables could
-never move). A later block as large as the caps allow also lets the first cutset move with most of what it is tied
-to: blocks restricted to two edges around the variables left (this module until the CHANGELOG's Unreleased
-entry) drew those variables given a boundary of their near neighbours, which on near-deterministic networks held
-them, and that boundary, still for whole runs (mildew and munin2 under some evidence, ``docs/performance.md``).
+The next block is chosen the same way among the variables not yet in a block and those within ``r`` edges of them
+(the rest held fixed), with the variables not yet in a block cut only when no other neighbour is left to cut, and
+so on until every variable is in a block; each variable's *home* is the first block that holds it (a scan step on
+the variable draws its home block). Blocks overlap: two variables that the first cutset separates are drawn
+together by a later block, which removes the cause of reducibility that fixed blocks leave at their borders (a cut
+variable tied by zeros to its block's variables could never move). The reach ``r`` grows from 1, one edge at a
+time, for as long as the block still takes in as many of the variables left (up to their whole connected
+components): the block then draws them with as much of what they are tied to as the caps allow, without giving up
+any of them to a further block. A fixed reach fails both ways: two edges drew the first cutset given a boundary of
+its near neighbours, which on near-deterministic networks held both still for whole runs (mildew and munin2 under
+some evidence, coverage 89-93%), and whole components let each block fill its caps before it reaches the variables
+left, so diabetes took 13 to 18 blocks instead of 4 to 6 and half the sweeps (coverage 92-93%;
+``docs/performance.md``).
 
 Costs. A step's table holds at most ``max_step_entries`` entries (conditioning only removes variables from a
 step's scope; a single variable with more states is a step of its own), and a block's tables at most
@@ -158,13 +160,23 @@ def _cutset_elimination(masks, card, max_step_entries, max_block_entries, member
     return order
 
 
-def _component_mask(masks, variables) -> int:
-    """The bit mask of every variable connected to one of ``variables`` in the interaction graph ``masks``."""
-    reached = frontier = sum(1 << v for v in variables)
-    while frontier:
+def _grown_block(masks, card, max_step_entries, max_block_entries, remaining) -> list[int]:
+    """A later block's elimination order (module docstring): over the variables ``remaining`` and those within
+    ``r`` edges of them, ``r = 1, 2, ...``, the largest ``r`` before the block takes in fewer of ``remaining``, or
+    before their connected components are covered."""
+    reached = frontier = sum(1 << v for v in remaining)
+    best, best_homes = None, -1
+    while True:
         grown = reached | functools.reduce(operator.or_, (masks[v] for v in _bits(frontier)), 0)
+        if grown == reached and best is not None:
+            return best
         frontier, reached = grown & ~reached, grown
-    return reached
+        order = _cutset_elimination(masks, card, max_step_entries, max_block_entries, list(_bits(reached)),
+                                    keep=remaining)
+        homes = sum(v in remaining for v in order)
+        if homes < best_homes:
+            return best
+        best, best_homes = order, homes
 
 
 def _positive_int(name: str, value) -> int:
@@ -184,10 +196,10 @@ def elimination_blocks(model: DiscreteFactorGraph, max_step_entries: int = ELIMI
     card = [int(k) for k in model.cardinalities]
     blocks, homes, remaining = [], [], set(range(model.n_vars))
     while remaining:
-        members = None  # the first block: the whole model
-        if blocks:  # later ones: the components that hold a variable left
-            members = list(_bits(_component_mask(masks, remaining)))
-        order = _cutset_elimination(masks, card, max_step_entries, max_block_entries, members, keep=remaining)
+        if blocks:  # later ones: around the variables left
+            order = _grown_block(masks, card, max_step_entries, max_block_entries, remaining)
+        else:  # the first block: the whole model
+            order = _cutset_elimination(masks, card, max_step_entries, max_block_entries, keep=remaining)
         home = sorted(v for v in order if v in remaining)
         if not home:  # every variable left was cut again: a block of them alone
             order = _cutset_elimination(masks, card, max_step_entries, max_block_entries, remaining)
