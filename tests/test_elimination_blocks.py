@@ -113,23 +113,6 @@ def test_blocks_cover_every_variable_and_keep_to_their_caps(seed):
     assert np.array_equal(np.sort(np.flatnonzero(packed[0] >= 0)), np.arange(12))
 
 
-def test_later_blocks_span_the_components_of_the_variables_left():
-    # Two components: a chain 0-1-...-7 of 4-state variables whose elimination is capped so that the first block
-    # cuts some of them, and a separate pair 8-9. Later blocks are the chain minus another cutset: they reach more
-    # than two edges from the variables left (the rule before reached two) and never the other component.
-    log_pair = _log(np.arange(1.0, 17.0).reshape(4, 4))
-    factors = [((i, i + 1), log_pair) for i in range(7)] + [((8, 9), _log([[1, 2], [3, 4]]))]
-    graph = DiscreteFactorGraph.from_factors([4] * 8 + [2, 2], factors)
-    plan = elimination_blocks(graph, max_step_entries=16, max_block_entries=100)
-    assert len(plan.blocks) > 1
-    first_cut = sorted(set(range(10)) - set(plan.blocks[0].tolist()))
-    assert first_cut and set(first_cut) <= set(range(8))
-    for block, home in zip(plan.blocks[1:], plan.homes[1:]):
-        assert set(block.tolist()) <= set(range(8))  # the pair is not in the chain's component
-        far = max(min(abs(v - h) for h in home.tolist()) for v in block.tolist())
-        assert far > 2, (block, home)
-
-
 def test_bad_plans_and_caps_are_refused():
     graph = DiscreteFactorGraph.from_factors([2, 2, 2], [((0, 1), _log([[1, 2], [3, 4]]))])
     with pytest.raises(ValueError, match="positive integer"):

@@ -23,26 +23,18 @@ exceeds ``max_step_entries``, it conditions instead on the neighbour of that var
 (removes it from the graph, into the cut), and tries again; once the tables made hold ``max_block_entries``
 entries, a variable whose table would overflow what is left is cut too, or, if it is one to keep (below), its
 neighbours are, until it fits. The eliminated variables form the first block, drawn in that order.
-The next block is chosen the same way among the variables not yet in a block and those within ``r`` edges of them
-(the rest held fixed), with the variables not yet in a block cut only when no other neighbour is left to cut, and
-so on until every variable is in a block; each variable's *home* is the first block that holds it (a scan step on
-the variable draws its home block). Blocks overlap: two variables that the first cutset separates are drawn
-together by a later block, which removes the cause of reducibility that fixed blocks leave at their borders (a cut
-variable tied by zeros to its block's variables could never move). The reach ``r`` grows from 1, one edge at a
-time, for as long as the block still takes in as many of the variables left (up to their whole connected
-components): the block then draws them with as much of what they are tied to as the caps allow, without giving up
-any of them to a further block. A fixed reach fails both ways: two edges drew the first cutset given a boundary of
-its near neighbours, which on near-deterministic networks held both still for whole runs (mildew and munin2 under
-some evidence, coverage 89-93%), and whole components let each block fill its caps before it reaches the variables
-left, so diabetes took 13 to 18 blocks instead of 4 to 6 and half the sweeps (coverage 92-93%;
-``docs/performance.md``).
+The next block is chosen the same way among the variables not yet in a block and those within
+:data:`NEIGHBOURHOOD_RADIUS` edges of them (the rest held fixed), with the variables not yet in a block cut only
+when no other neighbour is left to cut, and so on until every variable is in a block; each variable's *home* is
+the first block that holds it (a scan step on the variable draws its home block). Blocks overlap: two variables
+that the first cutset separates are drawn together by a later block, which removes the cause of reducibility that
+fixed blocks leave at their borders (a cut variable tied by zeros to its block's variables could never move).
 
 Costs. A step's table holds at most ``max_step_entries`` entries (conditioning only removes variables from a
 step's scope; a single variable with more states is a step of its own), and a block's tables at most
 ``max_block_entries`` plus one step (the memory per chain, float64). Where the model's whole elimination fits
 (asia to pathfinder and pigs among pgmpy's networks), the first block holds every variable and each sweep is an
-independent exact draw; on munin1-2, mildew and pigs a sweep draws two overlapping blocks in turn, on munin4,
-link and diabetes seven to eighteen (each of them near the whole model).
+independent exact draw; on munin2 and diabetes a sweep draws two to four overlapping blocks in turn.
 
 :func:`pack_elimination_blocks` lays a choice out as the flat arrays the kernel reads.
 """
@@ -66,6 +58,8 @@ __all__ = ["ELIMINATION_BLOCK_ENTRIES", "ELIMINATION_STEP_ENTRIES", "Elimination
 ELIMINATION_STEP_ENTRIES = 1 << 18
 #: Default cap on the entries of a block's tables together (float64: 32 MiB per chain).
 ELIMINATION_BLOCK_ENTRIES = 1 << 22
+#: Blocks after the first hold the variables not yet in a block and those within this many edges of them.
+NEIGHBOURHOOD_RADIUS = 2
 
 
 @dataclass(frozen=True, eq=False)
@@ -160,25 +154,6 @@ def _cutset_elimination(masks, card, max_step_entries, max_block_entries, member
     return order
 
 
-def _grown_block(masks, card, max_step_entries, max_block_entries, remaining) -> list[int]:
-    """A later block's elimination order (module docstring): over the variables ``remaining`` and those within
-    ``r`` edges of them, ``r = 1, 2, ...``, the largest ``r`` before the block takes in fewer of ``remaining``, or
-    before their connected components are covered."""
-    reached = frontier = sum(1 << v for v in remaining)
-    best, best_homes = None, -1
-    while True:
-        grown = reached | functools.reduce(operator.or_, (masks[v] for v in _bits(frontier)), 0)
-        if grown == reached and best is not None:
-            return best
-        frontier, reached = grown & ~reached, grown
-        order = _cutset_elimination(masks, card, max_step_entries, max_block_entries, list(_bits(reached)),
-                                    keep=remaining)
-        homes = sum(v in remaining for v in order)
-        if homes < best_homes:
-            return best
-        best, best_homes = order, homes
-
-
 def _positive_int(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -196,10 +171,13 @@ def elimination_blocks(model: DiscreteFactorGraph, max_step_entries: int = ELIMI
     card = [int(k) for k in model.cardinalities]
     blocks, homes, remaining = [], [], set(range(model.n_vars))
     while remaining:
-        if blocks:  # later ones: around the variables left
-            order = _grown_block(masks, card, max_step_entries, max_block_entries, remaining)
-        else:  # the first block: the whole model
-            order = _cutset_elimination(masks, card, max_step_entries, max_block_entries, keep=remaining)
+        members = None  # the first block: the whole model
+        if blocks:  # later ones: the variables left and their neighbours' neighbours
+            near = sum(1 << v for v in remaining)
+            for _ in range(NEIGHBOURHOOD_RADIUS):
+                near |= functools.reduce(operator.or_, (masks[v] for v in _bits(near)), 0)
+            members = list(_bits(near))
+        order = _cutset_elimination(masks, card, max_step_entries, max_block_entries, members, keep=remaining)
         home = sorted(v for v in order if v in remaining)
         if not home:  # every variable left was cut again: a block of them alone
             order = _cutset_elimination(masks, card, max_step_entries, max_block_entries, remaining)
