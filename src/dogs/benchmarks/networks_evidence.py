@@ -45,6 +45,11 @@ def coverage_by_seed(runs: list[dict]) -> tuple[list[int], dict[str, dict[int, f
     return seeds, table
 
 
+def _cell(value: float | str | None) -> str:
+    """A coverage as a percentage, a reason as it is, nothing as an empty cell."""
+    return "" if value is None else value if isinstance(value, str) else f"{value:.1%}"
+
+
 def markdown(runs: list[dict]) -> str:
     """The table: one row per network, one column per seed, then the lowest coverage; the shortfalls below."""
     seeds, table = coverage_by_seed(runs)
@@ -54,13 +59,10 @@ def markdown(runs: list[dict]) -> str:
              "|---|" + "---:|" * (len(seeds) + 1)]
     short = []
     for network, cells in table.items():
-        scored = [v for v in cells.values() if isinstance(v, float)]
-        lowest = min(scored) if scored else None
-        lines.append(f"| {network} | " + " | ".join(
-            "" if s not in cells else cells[s] if isinstance(cells[s], str) else f"{cells[s]:.1%}" for s in seeds)
-            + f" | {'' if lowest is None else f'{lowest:.1%}'} |")
-        short += [f"{network} at seed {s} ({v:.1%})" for s, v in cells.items()
-                  if isinstance(v, float) and v < COVERAGE_TARGET]
+        scored = {s: v for s, v in cells.items() if isinstance(v, float)}
+        lowest = min(scored.values(), default=None)
+        lines.append(f"| {network} | " + " | ".join(_cell(cells.get(s)) for s in seeds) + f" | {_cell(lowest)} |")
+        short += [f"{network} at seed {s} ({v:.1%})" for s, v in scored.items() if v < COVERAGE_TARGET]
     lines += ["", f"Below {COVERAGE_TARGET:.0%}: " + ("; ".join(short) if short else "none") + "."]
     return "\n".join(lines) + "\n"
 
