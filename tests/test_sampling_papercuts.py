@@ -19,7 +19,7 @@ from dogs.bounds import check_influence_bound, exact_influence, influence_bound
 from dogs.certificates import marginal_certificate
 from dogs.cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_TOO_LARGE, main
 from dogs.models import grid_model
-from dogs.models.binary import grid_edges
+from dogs.models.binary import BinaryPairwiseMRF, grid_edges
 from dogs.models.evidence import read_uai_evidence
 from dogs.models.uai import read_uai_model, write_uai
 from dogs.resources import TooLargeError
@@ -57,6 +57,60 @@ def test_average_bound_is_never_above_the_one_pass_bound_and_holds_where_dobrush
         assert tvs[:, :, i].mean(axis=1).max() <= certificate.average[i] + TOLERANCE
 
 
+def test_certificate_after_a_warmup_averages_the_recorded_passes_only_and_bounds_their_exact_bias():
+    """The average bound after ``w`` discarded passes is the running minimum's sum over passes ``w+1..w+K`` over K:
+    the ``w + K``-pass sum less the ``w``-pass sum. It never exceeds the bound without warm-up, and it bounds the
+    exact bias of the average of the recorded passes from every start (the exact chain of a 3x3 grid)."""
+    model = grid_model(3, 3, coupling=0.25, field=0.2)
+    one_pass = systematic_scan(9, 9)
+    bound = influence_bound(model)
+    warmup, passes = 5, 12
+    after = marginal_certificate(one_pass, bound, passes=passes, warmup=warmup)
+    whole = marginal_certificate(one_pass, bound, passes=warmup + passes)
+    first = marginal_certificate(one_pass, bound, passes=warmup)
+    assert after.warmup == warmup and after.passes == passes
+    np.testing.assert_allclose(after.average * passes, whole.average * (warmup + passes) - first.average * warmup,
+                               rtol=1e-12, atol=1e-15)
+    assert np.all(after.average <= marginal_certificate(one_pass, bound, passes=passes).average + 1e-15)
+    assert np.all(after.average < marginal_certificate(one_pass, bound, passes=passes).average)  # strictly here
+    tvs = _exact_marginal_tvs(model, one_pass, warmup + passes)
+    for i in range(model.n_vars):
+        assert tvs[:, warmup:, i].mean(axis=1).max() <= after.average[i] + TOLERANCE
+    with pytest.raises(ValueError, match="warmup must be a non-negative integer"):
+        marginal_certificate(one_pass, bound, passes=passes, warmup=-1)
+
+
+# ------------------------------------------------------------------ the warm-up
+@pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")
+def test_warmup_defaults_to_the_draws_and_is_recorded_and_checked():
+    model = grid_model(2, 3, coupling=0.3, field=0.1)
+    assert sample(model, chains=2, draws=9, seed=1, progress=False).posterior.attrs["warmup"] == 9
+    assert sample(model, chains=2, draws=9, seed=1, progress=False, warmup=0).posterior.attrs["warmup"] == 0
+    again = [sample(model, chains=2, draws=9, seed=1, progress=False, warmup=3).posterior["label"].values
+             for _ in range(2)]
+    np.testing.assert_array_equal(*again)  # same seed, same draws
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="warmup must be an integer >= 0"):
+            sample(model, chains=2, draws=9, seed=1, progress=False, warmup=bad)
+
+
+@pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")
+def test_warmup_forgets_the_start():
+    """Two spins with coupling 1.5 and no field, every chain started at (-1, -1): one pass from there gives
+    P(X_0 = +1) = sigmoid(-3) = 0.047 (a spin of an aligned pair flips), while the stationary value is 1/2 by
+    symmetry. Over 4000 chains the first recorded draw without warm-up has a share of +1 near 0.05 (below 0.1 but
+    by 16 standard deviations); after 300 passes of warm-up (the chain's memory decays geometrically: at this seed
+    the share was 0.43 after 10 passes and 0.49 after 30) the share is within 4.5 standard deviations
+    (0.5 / sqrt(4000)) of 1/2: a false failure with probability below 1e-5."""
+    model = BinaryPairwiseMRF.dense(np.array([[0.0, 1.5], [1.5, 0.0]]), np.zeros(2))
+    chains = 4000
+    cold = sample(model, chains=chains, draws=4, seed=3, start=0, progress=False, warmup=0)
+    warm = sample(model, chains=chains, draws=4, seed=3, start=0, progress=False, warmup=300)
+    share = [float(np.mean(d.posterior["label"].values[:, 0, 0])) for d in (cold, warm)]
+    assert share[0] < 0.1
+    assert abs(share[1] - 0.5) <= 4.5 * 0.5 / np.sqrt(chains)
+
+
 # ------------------------------------------------------------------ one meaning of length with evidence
 @pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")
 @pytest.mark.parametrize("scan", ["systematic", "uniform"])
@@ -68,7 +122,7 @@ def test_length_counts_steps_over_unobserved_variables_in_library_and_command(gr
     result = json.loads(out)
     data = sample(model, scan, length=12, chains=3, draws=40, seed=5, evidence={0: 1, 4: 0}, progress=False)
     assert result["scan_length"] == data.posterior.attrs["scan_length"] == 12
-    assert result["site_updates"] == 3 * 40 * 12
+    assert result["warmup"] == 40 and result["site_updates"] == 3 * (40 + 40) * 12  # the warm-up counts as work
     labels = data.posterior["label"].values
     for row in result["marginals"]:
         m = data.posterior["node"].values.tolist().index(row["variable"])

@@ -31,6 +31,11 @@ anywhere (the bound holds for any start, so for random or adversarial starts ali
 pooled over chains is an average of per-chain estimates, with the same bound. The bound says nothing
 about the Monte Carlo error (the standard error), only about the bias.
 
+Warm-up. Draws after ``w`` passes run and discarded (the ``warmup`` of :func:`dogs.sampling_call.sample`) are the
+draws after passes :math:`w + 1, \dots, w + K`; their average's bias is bounded by the same sum over
+:math:`k = w + 1, \dots, w + K`, divided by ``K``. The terms shrink with ``k`` (below), so a warm-up never loosens
+the bound.
+
 Because Theorem 8 holds from *any* start, the state after ``k`` passes is also ``j <= k`` passes after
 the start :math:`\mu_{k-j}`, so :math:`\| \mu_k^{(i)} - \pi^{(i)} \|_{TV} \le \mathcal V_j(i)` for every
 ``j <= k``, and the reported bound on the bias of the average is
@@ -70,10 +75,12 @@ class MarginalCertificate:
     variation : (p,) float array
         :math:`\\mathcal V_1(i)`, the Dobrushin variation of one pass with :math:`d = e_i` (may be >= 1).
     average : (p,) float array
-        :math:`\\frac1K \\sum_{k \\le K} \\min(1, \\min_{j \\le k} \\mathcal V_j(i))`: the bound on the bias of the
-        average of the draws after passes ``1..K`` (module docstring; never above ``variation``).
+        :math:`\\frac1K \\sum_{w < k \\le w + K} \\min(1, \\min_{j \\le k} \\mathcal V_j(i))`: the bound on the bias
+        of the average of the draws after passes ``w + 1..w + K`` (module docstring; never above ``variation``).
     passes : int
         ``K``.
+    warmup : int
+        ``w``, the passes run before the first recorded draw.
     max_row_sum : float
         Largest row sum of :math:`\\bar C` (Dobrushin's condition holds when it is below 1).
     """
@@ -82,6 +89,7 @@ class MarginalCertificate:
     average: np.ndarray
     passes: int
     max_row_sum: float
+    warmup: int = 0
 
     def bound(self, i: int) -> float | None:
         """The one-pass bound of variable ``i``, or ``None`` when it is vacuous (>= 1)."""
@@ -103,8 +111,9 @@ class MarginalCertificate:
         return f"variation {value:.3g} >= 1 after one pass certifies nothing: {why}"
 
 
-def marginal_certificate(scan: Scan, influence, passes: int = 1) -> MarginalCertificate:
-    r"""Theorem 8 bounds :math:`\mathcal V_1(i)` and the average bound over ``passes`` passes, for every ``i``.
+def marginal_certificate(scan: Scan, influence, passes: int = 1, warmup: int = 0) -> MarginalCertificate:
+    r"""Theorem 8 bounds :math:`\mathcal V_1(i)` and the average bound over ``passes`` passes after ``warmup``
+    discarded ones, for every ``i``.
 
     Parameters
     ----------
@@ -114,11 +123,15 @@ def marginal_certificate(scan: Scan, influence, passes: int = 1) -> MarginalCert
         :math:`\bar C`, entrywise bound on the Dobrushin influence (non-negative, zero diagonal).
     passes : int, default 1
         ``K``, the number of recorded passes averaged.
+    warmup : int, default 0
+        ``w``, the passes run and discarded before the first recorded one.
     """
     scan = as_scan(scan)
     matrix = as_influence(influence, scan.n_vars)
     if isinstance(passes, bool) or not isinstance(passes, (int, np.integer)) or passes < 1:
         raise ValueError(f"passes must be a positive integer, got {passes!r}")
+    if isinstance(warmup, bool) or not isinstance(warmup, (int, np.integer)) or warmup < 0:
+        raise ValueError(f"warmup must be a non-negative integer, got {warmup!r}")
     n = scan.n_vars
     b = np.ones(n)
     weights = np.zeros(n)
@@ -127,15 +140,16 @@ def marginal_certificate(scan: Scan, influence, passes: int = 1) -> MarginalCert
     total = np.zeros(n)
     best = np.ones(n)  # min(1, V_1(i), ..., V_k(i)) after pass k
     first = None
-    for k in range(int(passes)):
+    for k in range(int(warmup) + int(passes)):
         variation_curve(matrix.indptr, matrix.indices, matrix.data, steps, weights, stop, b)
         if first is None:
             first = b.copy()
         np.minimum(best, b, out=best)
-        total += best
+        if k >= warmup:
+            total += best
         if not np.any(best):  # every later term is 0
             break
     rows = np.repeat(np.arange(n), np.diff(np.asarray(matrix.indptr, dtype=np.int64)))
     row_sums = np.bincount(rows, weights=matrix.data, minlength=n)
     return MarginalCertificate(variation=first, average=total / int(passes), passes=int(passes),
-                               max_row_sum=float(row_sums.max(initial=0.0)))
+                               max_row_sum=float(row_sums.max(initial=0.0)), warmup=int(warmup))

@@ -2,7 +2,8 @@ r"""One sampling call: a model and a scan in, ArviZ data out (DoGS Algorithm 1, 
 
 :func:`sample` runs ``chains`` Gibbs chains, each from its own start (by default labels drawn uniformly
 at random, so the chains start dispersed; for a factor graph, random states of positive probability),
-through the scan ``draws`` times; the state after each pass is one draw. Each pass is a Gibbs kernel that
+through the scan ``warmup`` times, discarded, then ``draws`` times more; the state after each of those passes is one
+draw. Each pass is a Gibbs kernel that
 leaves the model's distribution invariant, so every chain is a Markov chain on the model. Every pass of
 every chain runs inside one kernel call per chunk of passes, the draws written by the kernel itself
 (:mod:`dogs.samplers.draws`: :func:`~dogs.samplers.gibbs.run_gibbs_draws` for ±1 models,
@@ -13,6 +14,15 @@ stream through all its passes. The draws are the posterior group of the installe
 variable ``label`` with dimensions ``(chain, draw, node)``, states as labels ``0 .. K_i - 1`` (for a ±1
 model label 0 is the spin -1), coordinates ``node`` = the model's own indices. ArviZ comes with the
 ``arviz`` extra (:mod:`dogs.extras`); without it :func:`sample` stops before any chain runs.
+
+Warm-up (``warmup``, default as many passes as draws): the starts are not draws of the model (dispersed labels, or
+a forward sample that ignores the evidence), and the first passes remember them; averages over them are biased by
+the start, and this bias is what the standard errors do not measure. So the first half of each chain is discarded,
+the rule of Gelman et al., *Bayesian Data Analysis* (3rd ed., 2013, §11.4) and the default of Stan's samplers
+(as many warm-up iterations as kept ones). No warm-up by default where every pass is an independent exact draw
+(one elimination block holds every unobserved variable): the first draw forgets the start already. The warm-up
+runs in its own kernel calls, recording nothing, with its own random streams (spawned from the chains' root), so
+``warmup=0`` gives the draws of the calls before warm-up existed.
 
 Blocks (factor graphs, ``blocks="auto"``): variables tied by zero entries are updated jointly, a step on any
 of them drawing the whole block from its exact conditional (:mod:`dogs.samplers.factor_blocks`), so that
@@ -32,8 +42,8 @@ Certificate (``certify=True``, :mod:`dogs.certificates`): for every reported var
 Theorem 8 with :math:`d = e_i` bounds the total-variation distance between the marginal of
 :math:`X_i` after one pass and its stationary (conditional) marginal, from any start; the attribute
 ``certificate`` (JSON) holds that bound, and the bound on the bias of the average over all recorded
-draws, :math:`\frac1K \sum_{k \le K} \min(1, \mathcal V_k(i))`, or ``null`` with the reason where the
-bound is vacuous (:math:`\ge 1`).
+draws, :math:`\frac1K \sum_{w < k \le w + K} \min(1, \mathcal V_k(i))` after a warm-up of ``w`` passes, or ``null``
+with the reason where the bound is vacuous (:math:`\ge 1`).
 
 :func:`marginals` turns the draws into estimates of every :math:`P(X_i = k)`: the mean of the
 indicator draws :math:`1[X_i = k]`, ArviZ's rank-normalised split :math:`\hat R` and bulk and tail
@@ -239,7 +249,7 @@ def _notice_compilation(model, scan, chains: int, draws: int, binary: bool) -> N
 
 def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int = 250, seed=0,
            start="dispersed", evidence=None, certify: bool = False, variables=None, influence=None,
-           progress: bool | None = None, blocks="auto"):
+           progress: bool | None = None, blocks="auto", warmup: int | None = None):
     r"""Gibbs draws of ``model`` from ``chains`` chains through ``scan``, as ArviZ data.
 
     Parameters
@@ -257,7 +267,8 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         Number of chains (>= 1) and of recorded passes per chain (>= 4, for split R-hat).
     seed : int or numpy.random.SeedSequence
         Same seed, same draws: ``SeedSequence(seed).spawn(2)`` gives the starts' stream and the root of the
-        chains' streams (one per chain, :func:`dogs.samplers.chain_seeds`), each running through all passes.
+        chains' streams (one per chain, :func:`dogs.samplers.chain_seeds`), each running through all recorded
+        passes; with a warm-up, that root's ``spawn(2)`` gives the warm-up's root and the recorded passes' root.
     start : "dispersed", int, or array of labels
         ``dispersed``: every chain from labels drawn uniformly (a factor graph: a random state of positive
         probability, :func:`dogs.samplers.factor_gibbs.positive_starts`); an int: that label everywhere; an array
@@ -290,12 +301,15 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         (observed variables are left out of them). The blocks used (for ``"elimination"``, their homes) are in the
         attribute ``blocks`` (JSON, original indices), and how they were drawn in ``block_update``
         (``"enumeration"``, ``"elimination"`` or ``"none"``).
+    warmup : int, optional
+        Passes of every chain run and discarded before the first draw (module docstring). Default: ``draws``, or 0
+        where every pass is an independent exact draw.
 
     Returns
     -------
     arviz.InferenceData (ArviZ 0.2x) or xarray.DataTree (ArviZ 1.x)
         ``posterior.label`` ``(chain, draw, node)``; attributes (``posterior.attrs``): ``n_vars``,
-        ``scan_length`` (steps per pass, over the unobserved variables), ``seed``, ``start``, ``binary``,
+        ``scan_length`` (steps per pass, over the unobserved variables), ``warmup``, ``seed``, ``start``, ``binary``,
         ``block_update``, ``independent_draws`` (1 when an elimination block holds every unobserved variable, so
         that every pass is an independent exact draw), and JSON texts ``cardinalities`` (of the reported
         variables), ``evidence``, ``blocks``, ``draw_conditions`` (with elimination blocks: each block's boundary
@@ -337,10 +351,17 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     one_pass = _scan_for(scan, length, conditioned)
     recorded = _recorded(variables, conditioned)
     check_sampling_memory(reduced.n_vars, chains, draws, cards[recorded])
+    if warmup is not None:
+        warmup = _whole(warmup, "warmup", 0)
     chosen_blocks = _blocks_for(blocks, conditioned, certify)
     block_lists = chosen_blocks.homes if isinstance(chosen_blocks, EliminationBlocks) else chosen_blocks
     if isinstance(scan, str) and scan == "systematic" and block_lists:
         one_pass = once_per_block(one_pass, block_lists)
+    conditions = _draw_conditions(chosen_blocks, reduced, one_pass, recorded, conditioned.free)
+    independent = conditions is not None and all(
+        b >= 0 and not conditions["boundaries"][b] for b in conditions["last_block"])
+    if warmup is None:
+        warmup = 0 if independent else draws
     bound = None
     if certify:
         from dogs.bounds import check_influence_bound, influence_bound
@@ -355,21 +376,19 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     if certify:
         from dogs.certificates import marginal_certificate
 
-        certificate = marginal_certificate(one_pass, bound, passes=draws)
+        certificate = marginal_certificate(one_pass, bound, passes=draws, warmup=warmup)
     _notice_compilation(reduced, one_pass, chains, draws, binary)
-    labels = _run(reduced, one_pass, state, chain_stream, recorded, draws, binary, progress, chosen_blocks)
+    labels = _run(reduced, one_pass, state, chain_stream, recorded, draws, binary, progress, chosen_blocks, warmup)
 
     original = conditioned.free[recorded]
-    conditions = _draw_conditions(chosen_blocks, reduced, one_pass, recorded, conditioned.free)
-    attrs = {"n_vars": int(conditioned.n_vars), "scan_length": int(one_pass.length),
+    attrs = {"n_vars": int(conditioned.n_vars), "scan_length": int(one_pass.length), "warmup": int(warmup),
              "seed": str(root.entropy), "start": str(start) if isinstance(start, (str, int)) else "array",
              "binary": int(binary), "cardinalities": json.dumps(cards[recorded].tolist()),
              "evidence": json.dumps({str(k): v for k, v in conditioned.evidence.items()}),
              "blocks": json.dumps([conditioned.free[b].tolist() for b in block_lists]),
              "block_update": ("elimination" if isinstance(chosen_blocks, EliminationBlocks) else
                               "enumeration" if block_lists else "none"),
-             "independent_draws": int(conditions is not None and all(
-                 b >= 0 and not conditions["boundaries"][b] for b in conditions["last_block"])),
+             "independent_draws": int(independent),
              "draw_conditions": json.dumps(conditions),
              "certificate": json.dumps(None if certificate is None else _certificate_json(certificate, recorded,
                                                                                           original))}
@@ -496,9 +515,10 @@ def _blocks_for(blocks, conditioned, certify: bool):
     return out
 
 
-def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress, blocks=()) -> np.ndarray:
-    """The draws ``(chains, draws, V)``: every pass of every chain in one kernel call per chunk of passes
-    (:mod:`dogs.samplers.draws`), the progress bar advanced between chunks."""
+def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress, blocks=(), warmup=0) -> np.ndarray:
+    """The draws ``(chains, draws, V)`` after ``warmup`` passes recorded nowhere: every pass of every chain in one
+    kernel call per chunk of passes (:mod:`dogs.samplers.draws`), the progress bar advanced between chunks; the
+    warm-up and the recorded passes each have their own root of chain streams (``chain_stream.spawn(2)``)."""
     from dogs.samplers.discrete_gibbs import run_discrete_gibbs_draws
     from dogs.samplers.factor_gibbs import run_factor_gibbs_draws
     from dogs.samplers.gibbs import run_gibbs_draws
@@ -509,7 +529,8 @@ def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress
     if show:
         from tqdm import tqdm
 
-        bar = tqdm(total=draws, desc="sampling", unit="pass", file=sys.stderr, delay=PROGRESS_DELAY_SECONDS, leave=False)
+        bar = tqdm(total=warmup + draws, desc="sampling", unit="pass", file=sys.stderr, delay=PROGRESS_DELAY_SECONDS,
+                   leave=False)
     try:
         runner = (run_gibbs_draws if binary else run_factor_gibbs_draws if isinstance(model, DiscreteFactorGraph)
                   else run_discrete_gibbs_draws)
@@ -521,8 +542,13 @@ def _run(model, one_pass, state, chain_stream, recorded, draws, binary, progress
         options = {}
         if runner is run_factor_gibbs_draws:
             options = {"elimination": blocks} if isinstance(blocks, EliminationBlocks) else {"blocks": blocks}
+        on_passes = None if bar is None else bar.update
+        if warmup:
+            warmup_stream, chain_stream = chain_stream.spawn(2)
+            start = runner(model, one_pass, seed=warmup_stream, draws=warmup, n_chains=chains, initial_state=start,
+                           record_vars=recorded[:0], on_passes=on_passes, **options).states
         result = runner(model, one_pass, seed=chain_stream, draws=draws, n_chains=chains, initial_state=start,
-                        record_vars=recorded, on_passes=None if bar is None else bar.update, **options)
+                        record_vars=recorded, on_passes=on_passes, **options)
     finally:
         if bar is not None:
             bar.close()

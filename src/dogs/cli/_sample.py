@@ -1,7 +1,9 @@
 r"""``dogs sample``: Gibbs estimates of marginals with ArviZ convergence diagnostics.
 
 Each of ``--chains`` chains starts from its own state (by default uniformly random labels, so the chains
-start dispersed) and passes through the scan ``--draws`` times; the state after each pass is one draw.
+start dispersed), passes through the scan ``--warmup`` times (default as many as ``--draws``; none where every
+pass is an independent exact draw) to forget its start, those passes discarded, then ``--draws`` times more; the
+state after each of these passes is one draw.
 Every pass is a Gibbs kernel that leaves the model's distribution invariant, so each chain is a Markov
 chain on the model, and a DoGS scan's certificate (its Dobrushin variation) bounds the error of the
 targeted marginals after every pass from any start.
@@ -37,7 +39,7 @@ of an observed variable leaves it unchanged).
 ``--certify`` adds to every marginal DoGS Theorem 8's bound (:mod:`dogs.certificates`): ``bound``,
 the total-variation distance between the variable's marginal after one pass of the scan and its
 stationary marginal, from any start; ``bound_average``, the bound on the bias of the reported estimate
-(the average over the draws after passes 1..D): the mean over k of min(1, the smallest variation of
+(the average over the draws after passes W+1..W+D, W the warm-up): the mean over k of min(1, the smallest variation of
 j <= k passes), never above ``bound``. Either is null where it is 1 or more (it certifies nothing), with
 ``bound_reason``. The MAR format (``--format uai-mar``) holds marginals only, so ``--certify`` is refused
 with it.
@@ -83,6 +85,7 @@ def cmd_sample(args, guard: Guard):
     saved = output_path(args.save_chains, "--save-chains", (".nc",))
     chains = count(args.chains, "--chains")
     draws = count(args.draws, "--draws", minimum=4)
+    warmup = None if args.warmup is None else count(args.warmup, "--warmup", minimum=0)
     length = None if args.length is None else count(args.length, "--length")
     root = parse_seed(args.seed)
     start = "dispersed" if args.start == "random" else count(args.start, "--start", minimum=0)
@@ -118,7 +121,7 @@ def cmd_sample(args, guard: Guard):
         _warnings.simplefilter("ignore", SamplingWarning)  # reported from the table below, once
         data = sample(model, scan, length=length, chains=chains, draws=draws, seed=root, start=start,
                       evidence=evidence, certify=args.certify, variables=variables,
-                      blocks=None if args.blocks == "none" else args.blocks)
+                      blocks=None if args.blocks == "none" else args.blocks, warmup=warmup)
     table = marginals(data)
     warnings = sampling_warnings(data, table)
     rows = [_row(record, args.certify) for record in table.to_dict("records")]
@@ -130,8 +133,10 @@ def cmd_sample(args, guard: Guard):
         _save_chains(saved, data, args)
 
     r_hats = [r["r_hat"] for r in rows if r["r_hat"] is not None]
-    result = {"n_vars": model.n_vars, "chains": chains, "draws": draws, "scan_length": int(data.posterior.attrs["scan_length"]),
-              "seed": root, "start": args.start, "site_updates": chains * draws * int(data.posterior.attrs["scan_length"]),
+    warmup = int(data.posterior.attrs["warmup"])
+    scan_length = int(data.posterior.attrs["scan_length"])
+    result = {"n_vars": model.n_vars, "chains": chains, "draws": draws, "warmup": warmup, "scan_length": scan_length,
+              "seed": root, "start": args.start, "site_updates": chains * (warmup + draws) * scan_length,
               "evidence": [{"variable": i, "state": k, "cardinality": int(cards[i])} for i, k in evidence.items()],
               "converged": all(r["converged"] for r in rows),
               "marginals_not_converged": sum(not r["converged"] for r in rows),
