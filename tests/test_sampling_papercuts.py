@@ -82,10 +82,13 @@ def test_certificate_after_a_warmup_averages_the_recorded_passes_only_and_bounds
 
 # ------------------------------------------------------------------ the warm-up
 @pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")
-def test_warmup_defaults_to_the_draws_and_is_recorded_and_checked():
+def test_warmup_is_recorded_and_checked_and_zero_keeps_the_draws_of_a_call_without_it():
     model = grid_model(2, 3, coupling=0.3, field=0.1)
-    assert sample(model, chains=2, draws=9, seed=1, progress=False).posterior.attrs["warmup"] == 9
-    assert sample(model, chains=2, draws=9, seed=1, progress=False, warmup=0).posterior.attrs["warmup"] == 0
+    default = sample(model, chains=2, draws=9, seed=1, progress=False)
+    none = sample(model, chains=2, draws=9, seed=1, progress=False, warmup=0)
+    assert default.posterior.attrs["warmup"] == none.posterior.attrs["warmup"] == 0
+    np.testing.assert_array_equal(default.posterior["label"].values, none.posterior["label"].values)
+    assert sample(model, chains=2, draws=9, seed=1, progress=False, warmup=4).posterior.attrs["warmup"] == 4
     again = [sample(model, chains=2, draws=9, seed=1, progress=False, warmup=3).posterior["label"].values
              for _ in range(2)]
     np.testing.assert_array_equal(*again)  # same seed, same draws
@@ -117,12 +120,13 @@ def test_warmup_forgets_the_start():
 def test_length_counts_steps_over_unobserved_variables_in_library_and_command(grid6, scan, capsys):
     model, uai, evid = grid6
     code, out, err = run_cli(["sample", uai, "--evidence", evid, "--scan", scan, "--length", "12", "--chains", "3",
-                              "--draws", "40", "--seed", "5"], capsys)
+                              "--draws", "40", "--seed", "5", "--warmup", "7"], capsys)
     assert code == EXIT_OK, err
     result = json.loads(out)
-    data = sample(model, scan, length=12, chains=3, draws=40, seed=5, evidence={0: 1, 4: 0}, progress=False)
+    data = sample(model, scan, length=12, chains=3, draws=40, seed=5, evidence={0: 1, 4: 0}, progress=False,
+                  warmup=7)
     assert result["scan_length"] == data.posterior.attrs["scan_length"] == 12
-    assert result["warmup"] == 40 and result["site_updates"] == 3 * (40 + 40) * 12  # the warm-up counts as work
+    assert result["warmup"] == 7 and result["site_updates"] == 3 * (7 + 40) * 12  # the warm-up counts as work
     labels = data.posterior["label"].values
     for row in result["marginals"]:
         m = data.posterior["node"].values.tolist().index(row["variable"])

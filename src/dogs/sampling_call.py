@@ -15,14 +15,14 @@ variable ``label`` with dimensions ``(chain, draw, node)``, states as labels ``0
 model label 0 is the spin -1), coordinates ``node`` = the model's own indices. ArviZ comes with the
 ``arviz`` extra (:mod:`dogs.extras`); without it :func:`sample` stops before any chain runs.
 
-Warm-up (``warmup``, default as many passes as draws): the starts are not draws of the model (dispersed labels, or
-a forward sample that ignores the evidence), and the first passes remember them; averages over them are biased by
-the start, and this bias is what the standard errors do not measure. So the first half of each chain is discarded,
-the rule of Gelman et al., *Bayesian Data Analysis* (3rd ed., 2013, §11.4) and the default of Stan's samplers
-(as many warm-up iterations as kept ones). No warm-up by default where every pass is an independent exact draw
-(one elimination block holds every unobserved variable): the first draw forgets the start already. The warm-up
-runs in its own kernel calls, recording nothing, with its own random streams (spawned from the chains' root), so
-``warmup=0`` gives the draws of the calls before warm-up existed.
+Warm-up (``warmup``, default 0): the starts are not draws of the model (dispersed labels, or a forward sample that
+ignores the evidence), and the first passes remember them, a bias the standard errors do not measure. ``warmup=w``
+runs ``w`` passes of every chain and discards them before the first draw (``warmup=draws`` discards the first half
+of each chain, the rule of Gelman et al., *Bayesian Data Analysis*, 3rd ed., 2013, §11.4). It runs in its own
+kernel calls, recording nothing, with its own random streams (spawned from the chains' root), so ``warmup=0`` gives
+the draws of a call without it. The default records every pass: on the Bayesian-network scoreboard
+(:mod:`dogs.benchmarks.networks`, a fixed time budget) discarding half of each chain cost more coverage than it
+gained, since fewer kept draws leave more rare states unseen (docs/performance.md).
 
 Blocks (factor graphs, ``blocks="auto"``): variables tied by zero entries are updated jointly, a step on any
 of them drawing the whole block from its exact conditional (:mod:`dogs.samplers.factor_blocks`), so that
@@ -249,7 +249,7 @@ def _notice_compilation(model, scan, chains: int, draws: int, binary: bool) -> N
 
 def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int = 250, seed=0,
            start="dispersed", evidence=None, certify: bool = False, variables=None, influence=None,
-           progress: bool | None = None, blocks="auto", warmup: int | None = None):
+           progress: bool | None = None, blocks="auto", warmup: int = 0):
     r"""Gibbs draws of ``model`` from ``chains`` chains through ``scan``, as ArviZ data.
 
     Parameters
@@ -301,9 +301,8 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         (observed variables are left out of them). The blocks used (for ``"elimination"``, their homes) are in the
         attribute ``blocks`` (JSON, original indices), and how they were drawn in ``block_update``
         (``"enumeration"``, ``"elimination"`` or ``"none"``).
-    warmup : int, optional
-        Passes of every chain run and discarded before the first draw (module docstring). Default: ``draws``, or 0
-        where every pass is an independent exact draw.
+    warmup : int, default 0
+        Passes of every chain run and discarded before the first draw (module docstring).
 
     Returns
     -------
@@ -351,17 +350,11 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     one_pass = _scan_for(scan, length, conditioned)
     recorded = _recorded(variables, conditioned)
     check_sampling_memory(reduced.n_vars, chains, draws, cards[recorded])
-    if warmup is not None:
-        warmup = _whole(warmup, "warmup", 0)
+    warmup = _whole(warmup, "warmup", 0)
     chosen_blocks = _blocks_for(blocks, conditioned, certify)
     block_lists = chosen_blocks.homes if isinstance(chosen_blocks, EliminationBlocks) else chosen_blocks
     if isinstance(scan, str) and scan == "systematic" and block_lists:
         one_pass = once_per_block(one_pass, block_lists)
-    conditions = _draw_conditions(chosen_blocks, reduced, one_pass, recorded, conditioned.free)
-    independent = conditions is not None and all(
-        b >= 0 and not conditions["boundaries"][b] for b in conditions["last_block"])
-    if warmup is None:
-        warmup = 0 if independent else draws
     bound = None
     if certify:
         from dogs.bounds import check_influence_bound, influence_bound
@@ -381,6 +374,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     labels = _run(reduced, one_pass, state, chain_stream, recorded, draws, binary, progress, chosen_blocks, warmup)
 
     original = conditioned.free[recorded]
+    conditions = _draw_conditions(chosen_blocks, reduced, one_pass, recorded, conditioned.free)
     attrs = {"n_vars": int(conditioned.n_vars), "scan_length": int(one_pass.length), "warmup": int(warmup),
              "seed": str(root.entropy), "start": str(start) if isinstance(start, (str, int)) else "array",
              "binary": int(binary), "cardinalities": json.dumps(cards[recorded].tolist()),
@@ -388,7 +382,8 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
              "blocks": json.dumps([conditioned.free[b].tolist() for b in block_lists]),
              "block_update": ("elimination" if isinstance(chosen_blocks, EliminationBlocks) else
                               "enumeration" if block_lists else "none"),
-             "independent_draws": int(independent),
+             "independent_draws": int(conditions is not None and all(
+                 b >= 0 and not conditions["boundaries"][b] for b in conditions["last_block"])),
              "draw_conditions": json.dumps(conditions),
              "certificate": json.dumps(None if certificate is None else _certificate_json(certificate, recorded,
                                                                                           original))}

@@ -42,10 +42,9 @@ A sampler whose start search (:func:`dogs.samplers.factor_gibbs.positive_starts`
 state of positive probability under the evidence is reported as such, not scored.
 
 Draws are sized to the budget by two pilot runs (the time per pass and the fixed cost); a run that fits more than
-:data:`MAX_DRAWS` passes per chain into the budget records every ``k``-th pass (``k`` passes per draw). Our samplers
-run with ``dogs.sample``'s default warm-up, so the budget holds the discarded first half of every chain (none in a
-one-block ``blocked`` row, whose draws are independent); pgmpy keeps every sweep, its sampler's own default.
-Reported per network and sampler:
+:data:`MAX_DRAWS` passes per chain into the budget records every ``k``-th pass (``k`` passes per draw). Every sampler
+keeps every pass (``dogs.sample``'s default ``warmup=0``; discarding the first half of each chain was measured and
+cost more coverage than it gained, docs/performance.md). Reported per network and sampler:
 the mean and the largest ``|estimate - exact|`` over every state of every unobserved variable, and for ours
 the *coverage* of the reported intervals: the share of marginals with ``|estimate - exact|`` at most three
 standard errors (ArviZ's Monte Carlo standard error, :func:`dogs.marginals`) plus the certified bias

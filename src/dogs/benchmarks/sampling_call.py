@@ -7,8 +7,7 @@ Run::
 Models: open ``side x side`` Ising grids (default sides 4, 32 and 1000: 16, 1 024 and 10^6 variables),
 ``theta_ij ~ U[0, 0.25]``, zero field (the grids of :mod:`dogs.benchmarks.chains`). At every side and chain count
 (default 1, 8 and 64), ``dogs.sample`` runs its defaults (dispersed starts, one systematic sweep per draw, the
-convergence check and the ``InferenceData`` it returns) without a warm-up (``warmup=0``, so that the call and the
-raw kernel do the same passes) for ``draws`` draws (default 4000, 1000 and 25 by side),
+convergence check and the ``InferenceData`` it returns) for ``draws`` draws (default 4000, 1000 and 25 by side),
 recording every variable up to ``--record-at-most`` (default 10 000; above it, that many spread evenly: a
 ``(chains, draws, variables)`` array of every variable of a 10^6 grid would hold 1.6 GB at 64 chains and 25 draws).
 
@@ -60,8 +59,7 @@ def benchmark_row(model, side: int, chains: int, draws: int, variables, repeats:
     def end_to_end():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)  # short runs on big grids do not converge: not timed here
-            return sample(model, chains=chains, draws=draws, seed=seed, variables=variables, progress=False,
-                          warmup=0)
+            return sample(model, chains=chains, draws=draws, seed=seed, variables=variables, progress=False)
 
     end_to_end()  # compiles (or loads) the kernels for these shapes
     e2e = timed(end_to_end, repeats)

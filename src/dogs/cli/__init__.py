@@ -109,8 +109,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "(default: one sweep of them; not with a scan file)")
     p.add_argument("--chains", default="4", help="chains, each from its own start (default 4)")
     p.add_argument("--draws", default="250", help="passes through the scan per chain, each recorded (default 250)")
-    p.add_argument("--warmup", help="passes per chain run and discarded before the first draw (default: as many as "
-                                    "--draws, none where every pass is an independent exact draw)")
+    p.add_argument("--warmup", default="0", help="passes per chain run and discarded before the first draw (default 0; "
+                                                 "--warmup equal to --draws discards the first half of each chain)")
     p.add_argument("--seed", default="0", help="seed (default 0)")
     p.add_argument("--start", default="random",
                    help="'random' (default: every chain from its own random state: uniform labels on a pairwise model, "

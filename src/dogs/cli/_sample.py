@@ -1,9 +1,8 @@
 r"""``dogs sample``: Gibbs estimates of marginals with ArviZ convergence diagnostics.
 
 Each of ``--chains`` chains starts from its own state (by default uniformly random labels, so the chains
-start dispersed), passes through the scan ``--warmup`` times (default as many as ``--draws``; none where every
-pass is an independent exact draw) to forget its start, those passes discarded, then ``--draws`` times more; the
-state after each of these passes is one draw.
+start dispersed), passes through the scan ``--warmup`` times (default 0) to forget its start, those passes
+discarded, then ``--draws`` times more; the state after each of these passes is one draw.
 Every pass is a Gibbs kernel that leaves the model's distribution invariant, so each chain is a Markov
 chain on the model, and a DoGS scan's certificate (its Dobrushin variation) bounds the error of the
 targeted marginals after every pass from any start.
@@ -85,7 +84,7 @@ def cmd_sample(args, guard: Guard):
     saved = output_path(args.save_chains, "--save-chains", (".nc",))
     chains = count(args.chains, "--chains")
     draws = count(args.draws, "--draws", minimum=4)
-    warmup = None if args.warmup is None else count(args.warmup, "--warmup", minimum=0)
+    warmup = count(args.warmup, "--warmup", minimum=0)
     length = None if args.length is None else count(args.length, "--length")
     root = parse_seed(args.seed)
     start = "dispersed" if args.start == "random" else count(args.start, "--start", minimum=0)
@@ -133,7 +132,6 @@ def cmd_sample(args, guard: Guard):
         _save_chains(saved, data, args)
 
     r_hats = [r["r_hat"] for r in rows if r["r_hat"] is not None]
-    warmup = int(data.posterior.attrs["warmup"])
     scan_length = int(data.posterior.attrs["scan_length"])
     result = {"n_vars": model.n_vars, "chains": chains, "draws": draws, "warmup": warmup, "scan_length": scan_length,
               "seed": root, "start": args.start, "site_updates": chains * (warmup + draws) * scan_length,
