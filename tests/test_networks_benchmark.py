@@ -90,6 +90,16 @@ def test_coverage_counts_unseen_states_by_their_bound_and_exact_zeros_always():
     assert exact_only.tolist() == [True, False, False, False, True]
 
 
+def test_coverage_by_interval_widens_it_by_the_bias_and_without_one_asks_for_exact():
+    """Four marginals: inside; outside by less than the bias; outside by more; no interval (NaN) and exact."""
+    nan = np.nan
+    exact = np.array([0.3, 0.52, 0.6, 0.0])
+    lower, upper = np.array([0.2, 0.3, 0.3, nan]), np.array([0.4, 0.5, 0.5, nan])
+    errors = np.array([0.01, 0.1, 0.2, 0.0])
+    within = networks.covered_by_interval(exact, lower, upper, errors, np.array([0.0, 0.03, 0.03, 0.0]))
+    assert within.tolist() == [True, True, False, True]
+
+
 def test_the_evidence_summary_sets_each_seeds_coverage_side_by_side_and_names_the_shortfalls(tmp_path):
     """One row per network, one column per run's seed (the scoreboard's first), the lowest coverage, and every run
     below 95% named; a network out of exact reach or without a start says so; an unreadable run is refused."""

@@ -114,6 +114,64 @@ def test_warmup_forgets_the_start():
     assert abs(share[1] - 0.5) <= 4.5 * 0.5 / np.sqrt(chains)
 
 
+# ------------------------------------------------------------------ intervals
+def test_score_interval_solves_its_equation_and_tends_to_three_standard_errors():
+    from dogs.sampling_call import score_interval
+
+    estimate, std_error = np.array([0.002, 0.3, 0.5]), np.array([6e-4, 0.03, 1e-4])
+    lower, upper = score_interval(estimate, std_error)
+    n = estimate * (1 - estimate) / std_error ** 2
+    for end in (lower, upper):  # |p_hat - p| = 3 sqrt(p (1 - p) / n) at both ends
+        np.testing.assert_allclose(np.abs(estimate - end), 3 * np.sqrt(end * (1 - end) / n), rtol=1e-9)
+    assert lower[0] < estimate[0] - 3 * std_error[0] + 1e-3 and upper[0] > estimate[0] + 3 * std_error[0]
+    np.testing.assert_allclose([lower[2], upper[2]], [0.5 - 3e-4, 0.5 + 3e-4], rtol=1e-6)  # large n: p_hat +- 3 s
+    lower, upper = score_interval([0.0, 1.0, 0.4, 0.4], [np.nan, np.nan, 0.0, np.nan])
+    assert np.isnan(lower).all() and np.isnan(upper).all()
+
+
+@pytest.mark.parametrize("p, n", [(0.002, 5000), (0.01, 1000), (0.0005, 20000)])
+def test_score_interval_covers_rare_states_where_the_plain_one_does_not(p, n):
+    """Independent draws, so the standard error is the binomial one at the estimate: the exact coverage over every
+    count k >= 1 (k = 0 is :func:`unseen_bound`'s), summed over the binomial law, not sampled (no false failures).
+    Measured: the score interval 99.65-99.67% (nominal 99.73%), the plain estimate +- 3 standard errors 97.1%."""
+    from scipy.stats import binom
+
+    from dogs.sampling_call import score_interval
+
+    k = np.arange(1, n)
+    estimate = k / n
+    std_error = np.sqrt(estimate * (1 - estimate) / n)
+    weight = binom.pmf(k, n, p)
+    lower, upper = score_interval(estimate, std_error)
+    assert np.sum(weight * ((lower <= p) & (p <= upper))) > 0.995
+    assert np.sum(weight * (np.abs(estimate - p) <= 3 * std_error)) < 0.975
+
+
+@pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")
+def test_marginals_give_every_estimate_an_interval():
+    """States drawn get the score interval; a state never drawn gets 0 to its unseen bound; the interval holds the
+    estimate."""
+    from dogs.sampling_call import marginals, score_interval
+
+    from dogs.models.factor_graph import DiscreteFactorGraph
+
+    table = np.log([[0.3, 0.2, 1e-9], [0.2, 0.3, 1e-9]])  # the third state of variable 1 is never drawn
+    model = DiscreteFactorGraph.from_factors([2, 3], [((0, 1), table)])
+    table = marginals(sample(model, chains=2, draws=30, seed=0, progress=False))
+    seen = np.isfinite(table["std_error"].to_numpy())
+    lower, upper = score_interval(table["probability"], table["std_error"])
+    np.testing.assert_array_equal(table["lower"].to_numpy()[seen], lower[seen])
+    np.testing.assert_array_equal(table["upper"].to_numpy()[seen], upper[seen])
+    unseen = ~seen & np.isfinite(table["unseen_bound"].to_numpy())
+    assert unseen.any()
+    at_zero = unseen & (table["probability"].to_numpy() == 0)
+    np.testing.assert_array_equal(table["upper"].to_numpy()[at_zero], table["unseen_bound"].to_numpy()[at_zero])
+    assert np.all(table["lower"].to_numpy()[at_zero] == 0)
+    bounded = np.isfinite(table["lower"].to_numpy())
+    assert np.all(table["lower"].to_numpy()[bounded] <= table["probability"].to_numpy()[bounded])
+    assert np.all(table["probability"].to_numpy()[bounded] <= table["upper"].to_numpy()[bounded])
+
+
 # ------------------------------------------------------------------ one meaning of length with evidence
 @pytest.mark.filterwarnings("ignore::dogs.sampling_call.SamplingWarning")
 @pytest.mark.parametrize("scan", ["systematic", "uniform"])

@@ -50,7 +50,10 @@ indicator draws :math:`1[X_i = k]`, ArviZ's rank-normalised split :math:`\hat R`
 effective sample sizes (Vehtari, Gelman, Simpson, Carpenter & Bürkner 2021), and the Monte Carlo
 standard error of the mean (``arviz.mcse``: the draws' standard deviation over the square root of their
 effective sample size). A marginal with :math:`\hat R > 1.01` (:data:`RHAT_THRESHOLD`) or whose
-indicator never changed is not ``converged``.
+indicator never changed is not ``converged``. Each estimate gets an interval, ``lower`` to ``upper``: the
+probabilities within three standard errors of it, the standard error taken at the probability itself
+(:func:`score_interval`, Wilson's score interval), and for a state never drawn (or always) the bound of
+:func:`unseen_bound`.
 
 Warnings (:class:`SamplingWarning`, through :mod:`warnings`): when a certificate is vacuous for some
 variable, and when some marginal has not converged (split R-hat from the label counts in closed form,
@@ -82,13 +85,17 @@ from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
 __all__ = ["RHAT_THRESHOLD", "UNSEEN_LEVEL", "SamplingWarning", "boundary_unseen_bound", "check_sampling_memory",
            "conditioned_positive_starts", "diagnose", "import_arviz", "marginals", "once_per_block", "sample",
-           "sampling_memory_bytes", "sampling_warnings", "scan_given_evidence", "scan_in_original", "unseen_bound"]
+           "sampling_memory_bytes", "sampling_warnings", "scan_given_evidence", "scan_in_original", "score_interval",
+           "unseen_bound"]
 
 #: Largest split R-hat taken as converged (Vehtari et al. 2021).
 RHAT_THRESHOLD = 1.01
 #: Probability that a state of probability above :func:`unseen_bound` goes unseen in independent draws: the two-sided
 #: tail beyond three standard deviations of a normal, so that the bound matches the 3-standard-error intervals.
 UNSEEN_LEVEL = math.erfc(3.0 / math.sqrt(2.0))
+#: Standard errors on each side of an estimate in the intervals of :func:`marginals` (the level of
+#: :data:`UNSEEN_LEVEL`).
+INTERVAL_STANDARD_ERRORS = 3.0
 #: Seconds a run lasts before its progress bar appears.
 PROGRESS_DELAY_SECONDS = 2.0
 
@@ -569,6 +576,8 @@ def marginals(data):
     ``draw_conditions``; where the draws are independent, attribute ``independent_draws``, every indicator's
     effective size is the number of draws, and every state never drawn, or always, gets the bound of that many
     draws), and
+    ``lower`` and ``upper``, the interval of every estimate: :func:`score_interval` where the indicator changed,
+    the estimate to ``unseen_bound`` from it where it did not (NaN where that bound is NaN), and
     with a certificate ``bound`` and ``bound_average`` (NaN where vacuous; see :mod:`dogs.certificates`).
     """
     import pandas as pd
@@ -609,10 +618,42 @@ def marginals(data):
         unseen_bounds[~changed] = unseen_bound([labels.shape[0] * labels.shape[1]], *labels.shape[:2])
         table["converged"] = True  # chains of independent exact draws cannot fail to mix
     table["unseen_bound"] = unseen_bounds
+    estimate = table["probability"].to_numpy()
+    lower, upper = score_interval(estimate, table["std_error"].to_numpy())
+    table["lower"] = np.where(changed, lower, np.maximum(estimate - unseen_bounds, 0.0))
+    table["upper"] = np.where(changed, upper, np.minimum(estimate + unseen_bounds, 1.0))
     if certificate is not None:
         for key in ("bound", "bound_average"):
             table[key] = [np.nan if bounds[i][key] is None else bounds[i][key] for i in table["variable"]]
     return table
+
+
+def score_interval(estimate, std_error, z: float = INTERVAL_STANDARD_ERRORS) -> tuple[np.ndarray, np.ndarray]:
+    r"""The probabilities :math:`p` within ``z`` standard errors of the estimate :math:`\hat p` of an indicator's
+    mean, the standard error taken at :math:`p` itself: :math:`|\hat p - p| \le z \sqrt{p (1 - p) / n}`, with
+    :math:`n = \hat p (1 - \hat p) / s^2` the effective sample size that the reported standard error :math:`s`
+    implies (ArviZ's ``mcse``, :func:`marginals`). Solved for :math:`p` this is Wilson's (1927) score interval,
+
+    .. math::
+
+        \frac{\hat p + z^2 / 2n \pm z \sqrt{s^2 + z^2 / 4n^2}}{1 + z^2 / n},
+
+    which becomes :math:`\hat p \pm z s` as :math:`n` grows. Where a state was drawn only a few times the plain
+    :math:`\hat p \pm z s` takes the standard error at :math:`\hat p`, too small when :math:`\hat p` fell below
+    :math:`p`, and covers such states far less often than its nominal level (Brown, Cai & DasGupta 2001, *Interval
+    estimation for a binomial proportion*, Statistical Science 16); the score interval does not. Returns
+    ``(lower, upper)`` arrays, NaN where :math:`s` is not a positive number or :math:`\hat p` is 0 or 1 (a state
+    never drawn, or always: :func:`unseen_bound`)."""
+    p = np.asarray(estimate, dtype=np.float64)
+    se = np.asarray(std_error, dtype=np.float64)
+    valid = np.isfinite(se) & (se > 0) & (p > 0) & (p < 1)
+    se = np.where(valid, se, 1.0)
+    n = np.where(valid, p * (1.0 - p), 1.0) / se ** 2
+    shrink = 1.0 + z * z / n
+    centre = (p + z * z / (2.0 * n)) / shrink
+    half = z * np.sqrt(se ** 2 + z * z / (4.0 * n * n)) / shrink
+    return (np.where(valid, np.maximum(centre - half, 0.0), np.nan),
+            np.where(valid, np.minimum(centre + half, 1.0), np.nan))
 
 
 def unseen_bound(effective_sizes, chains: int, draws: int) -> float:

@@ -171,7 +171,8 @@ def _row(record: dict, certify: bool) -> dict:
            "probability": float(record["probability"]), "std_error": _number(record["std_error"]),
            "r_hat": _number(record["r_hat"]), "ess_bulk": _number(record["ess_bulk"]),
            "ess_tail": _number(record["ess_tail"]), "converged": bool(record["converged"]),
-           "unseen_bound": _number(record["unseen_bound"])}
+           "unseen_bound": _number(record["unseen_bound"]), "lower": _number(record["lower"]),
+           "upper": _number(record["upper"])}
     if certify:
         row["bound"] = _number(record["bound"])
         row["bound_average"] = _number(record["bound_average"])
