@@ -14,7 +14,10 @@ For every reported marginal :math:`P(X_i = k)` the indicator draws :math:`1[X_i 
   Gelman, Simpson, Carpenter & Bürkner (2021), computed by ArviZ (``arviz.rhat``, ``arviz.ess``);
 - the standard error: ArviZ's Monte Carlo standard error of the mean (``arviz.mcse``), the standard
   deviation of the draws over the square root of their effective sample size, so autocorrelated draws
-  and chains that disagree are not counted as independent information.
+  and chains that disagree are not counted as independent information;
+- the interval ``lower`` to ``upper``: the probabilities within three standard errors of the estimate, the
+  standard error taken at the probability (Wilson's score interval, :func:`dogs.sampling_call.score_interval`;
+  for a state never drawn, 0 to its ``unseen_bound``).
 
 A marginal with :math:`\hat R > 1.01` (the threshold of Vehtari et al.), or whose indicator never
 changed in any chain, is flagged ``converged: false`` and a warning goes to standard error: the chains
