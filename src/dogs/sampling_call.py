@@ -377,7 +377,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         from dogs.certificates import marginal_certificate
 
         certificate = marginal_certificate(one_pass, bound, passes=draws, warmup=warmup)
-    _notice_compilation(reduced, one_pass, chains, draws, binary)
+    _notice_compilation(reduced, one_pass, chains, warmup or draws, binary)  # the first kernel call's passes
     labels = _run(reduced, one_pass, state, chain_stream, recorded, draws, binary, progress, chosen_blocks, warmup)
 
     original = conditioned.free[recorded]

@@ -292,8 +292,10 @@ def covered(errors, std_errors, unseen_bounds, bias) -> tuple[np.ndarray, np.nda
     indicator never changed (NaN standard error), at most its ``unseen_bound`` plus the bias (a NaN bound: exactly
     right only); and the same under the rule before ``unseen_bound`` (such a state covered only when exactly
     right)."""
+    from dogs.sampling_call import INTERVAL_STANDARD_ERRORS
+
     errors, std_errors, bias = np.asarray(errors), np.asarray(std_errors), np.asarray(bias)
-    within = errors <= 3.0 * std_errors + bias
+    within = errors <= INTERVAL_STANDARD_ERRORS * std_errors + bias
     unseen = ~np.isfinite(std_errors)
     exact_only = within | (unseen & (errors <= bias + 1e-12))
     reach = np.nan_to_num(np.asarray(unseen_bounds, dtype=np.float64), nan=0.0)
