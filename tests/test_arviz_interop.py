@@ -219,3 +219,32 @@ def test_a_variable_that_never_changed_gets_the_bound_of_its_blocks_boundary():
     np.testing.assert_allclose(out[0:2], first)
     np.testing.assert_allclose(out[2:4], unseen_bound([400], 400, 1) + first)  # 0 held still: its draws alone
     assert np.isnan(out[4:]).all()  # variable 2 changed; 3 and 4 wait on each other; 5 on an unrecorded one
+
+
+def test_independent_draws_report_the_binomial_standard_error():
+    """Independent exact draws need no effective sample size estimated: the standard error is sqrt(p (1 - p) / n)
+    over all n = chains x draws, and the interval is Wilson's at that n."""
+    graph = DiscreteFactorGraph.from_factors([3, 2], [((0,), np.log([0.5, 0.3, 0.2])),
+                                                      ((0, 1), np.log([[0.5, 0.5], [0.4, 0.6], [0.9, 0.1]]))])
+    table = marginals(sample(graph, chains=4, draws=150, seed=2, progress=False, blocks="elimination"))
+    p = table["probability"].to_numpy()
+    np.testing.assert_allclose(table["std_error"], np.sqrt(p * (1 - p) / 600), rtol=1e-12)
+
+
+def test_the_reported_standard_error_is_the_larger_of_arviz_and_the_chains_means():
+    """The chains' means' standard error is their standard deviation over sqrt(chains); the reported standard error
+    is the larger of it and ArviZ's mcse, indicator by indicator (here chains stuck near 0.1 and 0.9 two by two,
+    where the chains' means give the larger, and well-mixed ones); with one chain, ArviZ's."""
+    from dogs.sampling_call import chains_standard_error, diagnose
+
+    rng = np.random.default_rng(0)
+    stuck = np.concatenate([rng.random((2, 300, 1)) < 0.1, rng.random((2, 300, 1)) < 0.9]).astype(np.int8)
+    mixed = (rng.random((4, 300, 3)) < 0.3).astype(np.int8)
+    draws = np.concatenate([stuck, mixed], axis=2)
+    diagnostics = diagnose(draws)
+    assert chains_standard_error(stuck)[0] == pytest.approx(np.std(stuck.mean(axis=1)[:, 0], ddof=1) / 2, rel=1e-12)
+    np.testing.assert_array_equal(diagnostics["std_error"], np.fmax(diagnostics["mcse"], chains_standard_error(draws)))
+    assert diagnostics["std_error"][0] > diagnostics["mcse"][0]
+    assert np.isnan(chains_standard_error(mixed[:1])).all()
+    one_chain = diagnose(mixed[:1])
+    np.testing.assert_array_equal(one_chain["std_error"], one_chain["mcse"])

@@ -47,9 +47,11 @@ with the reason where the bound is vacuous (:math:`\ge 1`).
 
 :func:`marginals` turns the draws into estimates of every :math:`P(X_i = k)`: the mean of the
 indicator draws :math:`1[X_i = k]`, ArviZ's rank-normalised split :math:`\hat R` and bulk and tail
-effective sample sizes (Vehtari, Gelman, Simpson, Carpenter & Bürkner 2021), and the Monte Carlo
-standard error of the mean (``arviz.mcse``: the draws' standard deviation over the square root of their
-effective sample size). A marginal with :math:`\hat R > 1.01` (:data:`RHAT_THRESHOLD`) or whose
+effective sample sizes (Vehtari, Gelman, Simpson, Carpenter & Bürkner 2021), and the standard error of the
+mean: the larger of ArviZ's Monte Carlo standard error (``arviz.mcse``: the draws' standard deviation over the
+square root of their effective sample size) and the chains' means' standard deviation over the square root of
+their number (:func:`chains_standard_error`), or, where every draw is independent and exact, the binomial
+:math:`\sqrt{\hat p (1 - \hat p) / n}`. A marginal with :math:`\hat R > 1.01` (:data:`RHAT_THRESHOLD`) or whose
 indicator never changed is not ``converged``. Each estimate gets an interval, ``lower`` to ``upper``: the
 probabilities within three standard errors of it, the standard error taken at the probability itself
 (:func:`score_interval`, Wilson's score interval), and for a state never drawn (or always) the bound of
@@ -83,10 +85,10 @@ from dogs.resources import TooLargeError, format_bytes, memory_limit_bytes
 from dogs.samplers.elimination_blocks import EliminationBlocks, elimination_blocks
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
-__all__ = ["RHAT_THRESHOLD", "UNSEEN_LEVEL", "SamplingWarning", "boundary_unseen_bound", "check_sampling_memory",
-           "conditioned_positive_starts", "diagnose", "import_arviz", "marginals", "once_per_block", "sample",
-           "sampling_memory_bytes", "sampling_warnings", "scan_given_evidence", "scan_in_original", "score_interval",
-           "unseen_bound"]
+__all__ = ["RHAT_THRESHOLD", "UNSEEN_LEVEL", "SamplingWarning", "boundary_unseen_bound", "chains_standard_error",
+           "check_sampling_memory", "conditioned_positive_starts", "diagnose", "import_arviz", "marginals",
+           "once_per_block", "sample", "sampling_memory_bytes", "sampling_warnings", "scan_given_evidence",
+           "scan_in_original", "score_interval", "unseen_bound"]
 
 #: Largest split R-hat taken as converged (Vehtari et al. 2021).
 RHAT_THRESHOLD = 1.01
@@ -105,17 +107,38 @@ class SamplingWarning(UserWarning):
 
 
 def diagnose(indicators: np.ndarray) -> dict[str, np.ndarray]:
-    """ArviZ diagnostics of indicator draws ``(chains, draws, marginals)``: mean, mcse, r_hat, ess_bulk, ess_tail.
+    """ArviZ diagnostics of indicator draws ``(chains, draws, marginals)``: mean, mcse, r_hat, ess_bulk, ess_tail,
+    and ``std_error``, the larger of ``mcse`` and :func:`chains_standard_error` (the standard error reported).
 
     Marginals whose draws are all equal get NaN for everything but the mean; with one chain R-hat is NaN (it
-    compares chains).
+    compares chains) and ``std_error`` is ``mcse``.
     """
     values = np.asarray(indicators, dtype=np.float64)
     out = {"mean": values.mean(axis=(0, 1)), **indicator_diagnostics(values)}
+    out["std_error"] = np.fmax(out["mcse"], chains_standard_error(values))
     constant = values.min(axis=(0, 1)) == values.max(axis=(0, 1))
-    for key in ("r_hat", "ess_bulk", "ess_tail", "mcse"):
+    for key in ("r_hat", "ess_bulk", "ess_tail", "mcse", "std_error"):
         out[key][constant] = np.nan
     return out
+
+
+def chains_standard_error(draws: np.ndarray) -> np.ndarray:
+    r"""The standard error of the mean of draws ``(chains, draws, k)`` read off the chains' own means,
+    :math:`s_{\bar x} / \sqrt C`, with :math:`s_{\bar x}` the standard deviation of the :math:`C` chains' means (NaN
+    with one chain).
+
+    The chains start independently, so once each chain's mean is close to normal this estimates the variance of
+    the overall mean without estimating any autocorrelation: nothing is truncated, and a chain's rare long
+    excursion counts in full. ArviZ's ``mcse`` sums estimated autocorrelations up to where they turn noisy
+    (Geyer's initial sequence), which on chains not much longer than their slowest excursions leaves part of the
+    sum out, and the standard error too small. With :math:`C - 1` degrees of freedom (7 for 8 chains) the chains'
+    estimate alone is too noisy to report; :func:`marginals` reports the larger of the two. How each compares with
+    the spread of independent runs is measured by :mod:`dogs.benchmarks.standard_errors`."""
+    draws = np.asarray(draws, dtype=np.float64)
+    chains = draws.shape[0]
+    if chains < 2:
+        return np.full(draws.shape[2:], np.nan)
+    return draws.mean(axis=1).std(axis=0, ddof=1) / math.sqrt(chains)
 
 
 def _whole(value, name: str, minimum: int) -> int:
@@ -563,10 +586,12 @@ def _certificate_json(certificate, recorded: np.ndarray, original: np.ndarray) -
 
 
 def marginals(data):
-    """Estimates of every ``P(X_i = k)`` of :func:`sample`'s draws, as a ``pandas.DataFrame``.
+    r"""Estimates of every ``P(X_i = k)`` of :func:`sample`'s draws, as a ``pandas.DataFrame``.
 
     Columns ``variable`` (original index), ``state``, ``probability`` (mean of the indicator draws),
-    ``std_error`` (``arviz.mcse``), ``r_hat``, ``ess_bulk``, ``ess_tail`` (NaN where the indicator never
+    ``std_error`` (the larger of ``arviz.mcse`` and :func:`chains_standard_error`; where the draws are
+    independent, attribute ``independent_draws``, the binomial :math:`\sqrt{\hat p (1 - \hat p) / n}` of all
+    :math:`n` draws), ``mcse``, ``r_hat``, ``ess_bulk``, ``ess_tail`` (ArviZ's; NaN where the indicator never
     changed), ``converged`` (R-hat defined and at most :data:`RHAT_THRESHOLD`, or the draws independent: the
     marginals :func:`sample` does not warn about), ``unseen_bound`` (for a state never drawn, or always, of a
     variable whose other states' indicators did change: the distance from its estimate 0 or 1 within which the
@@ -601,8 +626,8 @@ def marginals(data):
         stats = diagnose(indicators)
         for m, i in enumerate(variables.tolist()):
             rows += [_row(i, k, stats, int(offsets[m]) + k) for k in range(cards[m])]
-    table = pd.DataFrame(rows, columns=["variable", "state", "probability", "std_error", "r_hat", "ess_bulk",
-                                        "ess_tail", "converged"])
+    table = pd.DataFrame(rows, columns=["variable", "state", "probability", "std_error", "mcse", "r_hat",
+                                        "ess_bulk", "ess_tail", "converged"])
     changed = np.isfinite(table["std_error"].to_numpy())
     ess = table["ess_bulk"].to_numpy()
     unseen_bounds = np.full(len(table), np.nan)
@@ -614,11 +639,13 @@ def marginals(data):
     if conditions is not None:
         found = _conditioned_bounds(table, changed, conditions, labels.shape[0] * labels.shape[1])
         unseen_bounds = np.where(np.isfinite(found), found, unseen_bounds)
+    estimate = table["probability"].to_numpy()
     if int(attrs.get("independent_draws", 0)):  # the effective size of every indicator is the number of draws
-        unseen_bounds[~changed] = unseen_bound([labels.shape[0] * labels.shape[1]], *labels.shape[:2])
+        n_draws = labels.shape[0] * labels.shape[1]
+        table["std_error"] = np.where(changed, np.sqrt(estimate * (1.0 - estimate) / n_draws), np.nan)
+        unseen_bounds[~changed] = unseen_bound([n_draws], *labels.shape[:2])
         table["converged"] = True  # chains of independent exact draws cannot fail to mix
     table["unseen_bound"] = unseen_bounds
-    estimate = table["probability"].to_numpy()
     lower, upper = score_interval(estimate, table["std_error"].to_numpy())
     table["lower"] = np.where(changed, lower, np.maximum(estimate - unseen_bounds, 0.0))
     table["upper"] = np.where(changed, upper, np.minimum(estimate + unseen_bounds, 1.0))
@@ -632,7 +659,7 @@ def score_interval(estimate, std_error, z: float = INTERVAL_STANDARD_ERRORS) -> 
     r"""The probabilities :math:`p` within ``z`` standard errors of the estimate :math:`\hat p` of an indicator's
     mean, the standard error taken at :math:`p` itself: :math:`|\hat p - p| \le z \sqrt{p (1 - p) / n}`, with
     :math:`n = \hat p (1 - \hat p) / s^2` the effective sample size that the reported standard error :math:`s`
-    implies (ArviZ's ``mcse``, :func:`marginals`). Solved for :math:`p` this is Wilson's (1927) score interval,
+    implies (:func:`marginals`). Solved for :math:`p` this is Wilson's (1927) score interval,
 
     .. math::
 
@@ -729,8 +756,9 @@ def _conditioned_bounds(table, changed: np.ndarray, conditions: dict, draws: int
 def _row(variable: int, state: int, stats: dict, m: int, complement: bool = False) -> dict:
     r_hat, mean = stats["r_hat"][m], stats["mean"][m]
     return {"variable": variable, "state": state, "probability": float(1.0 - mean if complement else mean),
-            "std_error": float(stats["mcse"][m]), "r_hat": float(r_hat), "ess_bulk": float(stats["ess_bulk"][m]),
-            "ess_tail": float(stats["ess_tail"][m]), "converged": bool(np.isfinite(r_hat) and r_hat <= RHAT_THRESHOLD)}
+            "std_error": float(stats["std_error"][m]), "mcse": float(stats["mcse"][m]), "r_hat": float(r_hat),
+            "ess_bulk": float(stats["ess_bulk"][m]), "ess_tail": float(stats["ess_tail"][m]),
+            "converged": bool(np.isfinite(r_hat) and r_hat <= RHAT_THRESHOLD)}
 
 
 def sampling_warnings(data, table=None) -> list[str]:

@@ -12,9 +12,12 @@ For every reported marginal :math:`P(X_i = k)` the indicator draws :math:`1[X_i 
 - the estimate: their mean over all chains and draws;
 - the split, rank-normalised :math:`\hat R` and the bulk and tail effective sample sizes of Vehtari,
   Gelman, Simpson, Carpenter & Bürkner (2021), computed by ArviZ (``arviz.rhat``, ``arviz.ess``);
-- the standard error: ArviZ's Monte Carlo standard error of the mean (``arviz.mcse``), the standard
-  deviation of the draws over the square root of their effective sample size, so autocorrelated draws
-  and chains that disagree are not counted as independent information;
+- the standard error: the larger of ArviZ's Monte Carlo standard error of the mean (``arviz.mcse``, the
+  standard deviation of the draws over the square root of their effective sample size, so autocorrelated
+  draws and chains that disagree are not counted as independent information) and the standard deviation of
+  the chains' means over the square root of their number (which estimates no autocorrelation, so a slow
+  chain's long excursions count in full; :func:`dogs.sampling_call.chains_standard_error`); where every pass is an
+  independent exact draw, the binomial :math:`\sqrt{\hat p (1 - \hat p) / n}`;
 - the interval ``lower`` to ``upper``: the probabilities within three standard errors of the estimate, the
   standard error taken at the probability (Wilson's score interval, :func:`dogs.sampling_call.score_interval`;
   for a state never drawn, 0 to its ``unseen_bound``).
