@@ -374,6 +374,34 @@ rule benchmarks_networks_evidence_summary:
         " > {log} 2>&1"
 
 
+# The reported standard errors against the spread of independent runs of the blocked sampler, per case.
+rule benchmarks_standard_errors:
+    """Beyond the papers: the standard errors of dogs.marginals (ArviZ's mcse, the chains' means, the larger reported) against the spread of independent runs of the networks scoreboard's blocked sampler."""
+    output:
+        json=result("benchmarks/standard_errors.json"),
+        table=result("benchmarks/standard_errors.md"),
+    log:
+        result("logs/benchmarks/standard_errors.log"),
+    benchmark:
+        result("benchmarks/snakemake/benchmarks_standard_errors.tsv")
+    conda:
+        CONDA_ENV
+    threads: ALL_CORES
+    resources:
+        mem_mb=memory_mb("benchmarks"),
+    params:
+        python=PYTHON,
+        cases=" ".join(config["benchmarks"]["standard_errors_cases"]),
+        runs=config["benchmarks"]["standard_errors_runs"],
+        evidence=config["benchmarks"]["networks_evidence"],
+        chains=config["benchmarks"]["networks_chains"],
+        entries=config["benchmarks"]["networks_table_entries"],
+    shell:
+        "{params.python} -m dogs.benchmarks.standard_errors --out {output.json} --table {output.table}"
+        " --cases {params.cases} --runs {params.runs} --evidence {params.evidence} --chains {params.chains}"
+        " --max-table-entries {params.entries} > {log} 2>&1"
+
+
 # ---- Named targets, each declared with `target` (rules/common.smk)
 rule benchmarks:
     """DoGS §5.2 footnote 1 and §4.2: speed of the core library (Gibbs step, DoGS setup on 10^6 variables, many chains), marginal accuracy with evidence; results/benchmarks/."""
@@ -384,6 +412,7 @@ rule benchmarks:
         result("benchmarks/sampling.md"),  # the sampling call end to end beside its raw kernel and pgmpy
         figure("benchmarks/networks.png"),  # Bayesian networks with evidence: errors and coverage against exact
         result("benchmarks/networks_evidence.md"),  # the blocked sampler's coverage under other evidence
+        result("benchmarks/standard_errors.md"),  # the reported standard errors against independent runs
 
 
 target("benchmarks")

@@ -127,3 +127,33 @@ def test_the_evidence_summary_sets_each_seeds_coverage_side_by_side_and_names_th
     with pytest.raises(SystemExit):
         main(["--table", str(tmp_path / "bad.md"), str(tmp_path / "bad.json")])
     assert not (tmp_path / "bad.md").exists()
+
+
+def test_standard_errors_benchmark_compares_every_rule_with_the_runs_spread(tmp_path):
+    """``python -m dogs.benchmarks.standard_errors`` on a tiny case: every rule gets ratio quantiles over the
+    marginals that vary between runs and a coverage per run; the table has a row per rule."""
+    from dogs.benchmarks import standard_errors
+
+    out, table = tmp_path / "s.json", tmp_path / "s.md"
+    result = standard_errors.main(["--out", str(out), "--table", str(table), "--cases", "asia:1:20", "--runs", "3",
+                                   "--chains", "2", "--evidence", "2"])
+    case = json.loads(out.read_text())["cases"][0]
+    assert case == json.loads(json.dumps(result["cases"][0]))
+    assert (case["network"], case["evidence_seed"], case["draws"], case["runs"]) == ("asia", 1, 20, 3)
+    assert case["independent_draws"] and 0 < case["marginals_varying"] <= case["marginals"] == 2 * 6
+    for rule in standard_errors.RULES:
+        cell = case["rules"][rule]
+        assert len(cell["coverage_per_run"]) == 3 and 0 <= cell["coverage_lowest"] <= cell["coverage_mean"] <= 1
+        quantiles = list(cell["ratio_quantiles"].values())
+        assert quantiles == sorted(quantiles) and quantiles[0] > 0
+    assert sum(f"| asia | 1 | 20 | independent draws | {rule} |" in table.read_text()
+               for rule in standard_errors.RULES) == 3
+
+
+@pytest.mark.parametrize("case", ["asia:1", "asia:x:20", "asia:1:2", "nowhere:1:20"])
+def test_standard_errors_benchmark_refuses_a_malformed_case(case, tmp_path, capsys):
+    from dogs.benchmarks import standard_errors
+
+    with pytest.raises(SystemExit):
+        standard_errors.main(["--out", str(tmp_path / "s.json"), "--table", str(tmp_path / "s.md"), "--cases", case])
+    assert "case" in capsys.readouterr().err and not (tmp_path / "s.json").exists()

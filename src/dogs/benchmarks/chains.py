@@ -66,8 +66,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dogs.benchmarks.gibbs import benchmark_pgmpy, machine_info, run_record, timed
-from dogs.io import write_json
+from dogs.benchmarks.gibbs import benchmark_pgmpy, machine_info, run_record, timed, write_result_and_table
 from dogs.samplers.gibbs import LANE_WIDTH
 
 __all__ = ["benchmark_ferrotherm", "benchmark_ours", "benchmark_peapods", "benchmark_thrml", "ferrotherm_simulation",
@@ -346,11 +345,8 @@ def main(argv=None) -> dict:
                           + [version or f"{name} not installed" for name, version in peers.items()]))
     result = {**run_record("dogs.benchmarks.chains", argv, args, machine_info()), "rows": rows, "thrml": thrml, **peers,
               "pgmpy_comparison": pgmpy, "elapsed_s": time.perf_counter() - started}
-    write_json(args.out, result)
-    args.table.parent.mkdir(parents=True, exist_ok=True)
-    args.table.write_text(markdown_table(rows, header))
+    write_result_and_table(result, args.out, args.table, markdown_table(rows, header))
     plot_rates(rows, args.figure, f"{args.side}x{args.side} grid, {args.sweeps} sweeps")
-    print(markdown_table(rows, header))
     print(f"wrote {args.out}, {args.table}, {args.figure} in {result['elapsed_s']:.1f} s", file=sys.stderr)
     return result
 

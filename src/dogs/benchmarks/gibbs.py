@@ -63,7 +63,7 @@ from pathlib import Path
 import numpy as np
 
 from dogs.io import machine_info as io_machine_info
-from dogs.io import write_json
+from dogs.io import atomic_path, write_json
 
 PAPER_STEP_SECONDS = 12.65e-6  # DoGS §5.2 footnote 1: one Gibbs step on a 2015 MacBook Pro
 
@@ -92,6 +92,16 @@ def run_record(module: str, argv, args, info: dict) -> dict:
         "machine": info,
         "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+def write_result_and_table(result: dict, json_path, table_path, table: str) -> None:
+    """The end of a benchmark with a markdown table: ``result`` written as JSON and ``table`` as text (each
+    atomically, the folder made), and the table printed."""
+    write_json(json_path, result)
+    Path(table_path).parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(table_path) as tmp:
+        tmp.write_text(table)
+    print(table)
 
 
 def machine_info() -> dict:

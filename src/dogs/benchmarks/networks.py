@@ -50,9 +50,11 @@ the *coverage* of the reported intervals: the share of marginals whose exact pro
 standard errors of the estimate plus the certified bias (``bound_average`` where it is below 1, else 0: a vacuous
 certificate adds nothing), the standard error that of the estimate at that probability (the interval ``lower`` to
 ``upper`` of :func:`dogs.marginals`: Wilson's score interval, :func:`dogs.sampling_call.score_interval`, whose
-effective sample size is the one ArviZ's Monte Carlo standard error implies). The JSON keeps as ``coverage_wald``
-the share within three *reported* standard errors (the standard error at the estimate), the rule of the runs before
-the score interval, which misses states drawn a few times whose estimate fell below their probability. A state
+effective sample size is the one the reported standard error implies: the larger of ArviZ's Monte Carlo standard
+error and the chains' means' standard error, or the binomial one of independent draws). The JSON keeps as
+``coverage_wald`` the share within three *reported* standard errors (the standard error at the estimate), the rule
+of the runs before the score interval, which misses states drawn a few times whose estimate fell below their
+probability. A state
 never seen (or never
 left) in any draw has no standard error; its interval is the one :func:`dogs.marginals` reports,
 ``unseen_bound`` from the estimate (:func:`dogs.sampling_call.unseen_bound`: about 5.9 over the smallest effective
@@ -82,11 +84,10 @@ from pathlib import Path
 
 import numpy as np
 
-from dogs.benchmarks.gibbs import machine_info, run_record
-from dogs.io import write_json
+from dogs.benchmarks.gibbs import machine_info, run_record, write_result_and_table
 
 __all__ = ["BUNDLED_NETWORKS", "choose_evidence", "covered", "covered_by_interval", "main", "markdown_table",
-           "score_network"]
+           "network_seed", "score_network"]
 
 #: The discrete Bayesian networks pgmpy bundles, smallest first (variables).
 BUNDLED_NETWORKS = ("cancer", "earthquake", "survey", "asia", "sachs", "child", "insurance", "water", "mildew",
@@ -108,6 +109,12 @@ def load_network(name: str):
         warnings.simplefilter("ignore", FutureWarning)
         network = get_example_model(name)
     return from_pgmpy(network).model, network
+
+
+def network_seed(name: str, root: int) -> np.random.SeedSequence:
+    """The seed of network ``name`` under the scoreboard's root seed ``root``: one child of ``root`` per bundled
+    network, so that a network's evidence and draws do not depend on which other networks run."""
+    return np.random.SeedSequence(root).spawn(len(BUNDLED_NETWORKS))[BUNDLED_NETWORKS.index(name)]
 
 
 def choose_evidence(model, n_evidence: int, rng: np.random.Generator) -> dict[int, int]:
@@ -513,11 +520,10 @@ def main(argv=None) -> dict:
     args = _parse(argv)
     started = time.perf_counter()
     _warm_up_setup()
-    seeds = np.random.SeedSequence(args.seed).spawn(len(BUNDLED_NETWORKS))
     rows = []
     for name in args.networks:
         row = score_network(name, n_evidence=args.evidence, chains=args.chains, seconds=args.seconds,
-                            max_table_entries=args.max_table_entries, seed=seeds[BUNDLED_NETWORKS.index(name)],
+                            max_table_entries=args.max_table_entries, seed=network_seed(name, args.seed),
                             blocks=None if args.blocks == "none" else "auto", samplers=args.samplers)
         rows.append(row)
         summary = row.get("skipped") or ", ".join(
@@ -529,12 +535,8 @@ def main(argv=None) -> dict:
               f"the exact posterior marginals (junction tree, at most {args.max_table_entries:,} clique-table entries)")
     result = {**run_record("dogs.benchmarks.networks", argv, args, machine_info()), "rows": rows,
               "elapsed_s": time.perf_counter() - started}
-    write_json(args.out, result)
-    table = markdown_table(rows, header)
-    args.table.parent.mkdir(parents=True, exist_ok=True)
-    args.table.write_text(table)
+    write_result_and_table(result, args.out, args.table, markdown_table(rows, header))
     plot_scores(rows, args.figure, f"{args.seconds:g} s per sampler, {args.evidence} observed variables")
-    print(table)
     print(f"wrote {args.out}, {args.table}, {args.figure} in {result['elapsed_s']:.1f} s", file=sys.stderr)
     return result
 

@@ -37,8 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from dogs.benchmarks.chains import grid_model_for_benchmark
-from dogs.benchmarks.gibbs import benchmark_pgmpy, machine_info, run_record, timed
-from dogs.io import write_json
+from dogs.benchmarks.gibbs import benchmark_pgmpy, machine_info, run_record, timed, write_result_and_table
 
 __all__ = ["benchmark_row", "main", "markdown_table", "recorded_variables"]
 
@@ -165,11 +164,7 @@ def main(argv=None) -> dict:
               f"field; best of {args.repeats}; numba threads {threads}, {os.cpu_count()} cores")
     result = {**run_record("dogs.benchmarks.sampling_call", argv, args, machine_info()), "rows": rows,
               "pgmpy_comparison": pgmpy, "elapsed_s": time.perf_counter() - started}
-    write_json(args.out, result)
-    args.table.parent.mkdir(parents=True, exist_ok=True)
-    table = markdown_table(rows, pgmpy_ns, args.pgmpy_side, header)
-    args.table.write_text(table)
-    print(table)
+    write_result_and_table(result, args.out, args.table, markdown_table(rows, pgmpy_ns, args.pgmpy_side, header))
     print(f"wrote {args.out}, {args.table} in {result['elapsed_s']:.1f} s", file=sys.stderr)
     return result
 

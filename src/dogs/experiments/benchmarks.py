@@ -80,6 +80,9 @@ def work_needed(s: dict) -> list[Work]:
               "benchmarks.networks_evidence_seeds": len(s["networks_evidence_seeds"])},
              jobs=len(s["networks_evidence_seeds"]),
              seconds=len(s["networks_evidence_seeds"]) * len(s["networks"]) * (s["networks_seconds"] + 10)),
+        # every run of every case: its sampling (about the scoreboard's budget), ArviZ's diagnostics of every marginal
+        Work("benchmarks_standard_errors",
+             {"benchmarks.standard_errors_runs": s["standard_errors_runs"] * len(s["standard_errors_cases"])}),
     ]
 
 
