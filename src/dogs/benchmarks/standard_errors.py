@@ -21,10 +21,10 @@ nominal 99.73%) in each run: mean and lowest over the runs. States never drawn g
 
 ``python -m dogs.benchmarks.standard_errors --out OUT.json --table OUT.md --cases mildew:2:540 diabetes:5:93``
 
-The cases of ``config/config.yaml`` are the blocked sampler's runs of the networks scoreboard under other evidence
-whose coverage fell short (mildew at seed 2, diabetes at seed 5), with the draws those runs got in 5 s, and runs
-that did not (water at seed 3, munin2 at seed 1, insurance at seed 5: a chain that mixed well, a longer one, and
-independent draws).
+The cases of ``config/families/benchmarks.yaml`` (``benchmarks.standard_errors_cases``) are the blocked sampler's
+runs of the networks scoreboard under other evidence whose coverage fell short (mildew at seed 2, diabetes at seed
+5), with the draws those runs got in 5 s, and two that did not (water at seed 3, a chain that mixed well; insurance
+at seed 5, independent draws).
 """
 
 from __future__ import annotations
@@ -75,8 +75,8 @@ def _conditioned(network: str, seed: int, n_evidence: int, max_table_entries: in
     return model, evidence, conditioned, np.concatenate([np.asarray(m) for m in exact])
 
 
-def measure_case(case: tuple[str, int, int], *, runs: int, chains: int, n_evidence: int, blocks, max_table_entries: int,
-                 run_seed: int, progress=None) -> dict:
+def measure_case(case: tuple[str, int, int], *, runs: int, chains: int, n_evidence: int, blocks,
+                 max_table_entries: int, run_seed: int, progress=None) -> dict:
     """One case's comparison (module docstring); ``run_seed + r`` seeds run ``r``."""
     from dogs.sampling_call import chains_standard_error, marginals, posterior_draws, sample, score_interval
 
