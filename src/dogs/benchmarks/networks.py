@@ -54,9 +54,7 @@ effective sample size is the one the reported standard error implies: the larger
 error and the chains' means' standard error, or the binomial one of independent draws). The JSON keeps as
 ``coverage_wald`` the share within three *reported* standard errors (the standard error at the estimate), the rule
 of the runs before the score interval, which misses states drawn a few times whose estimate fell below their
-probability. A state
-never seen (or never
-left) in any draw has no standard error; its interval is the one :func:`dogs.marginals` reports,
+probability. A state never seen (or never left) in any draw has no standard error; its interval is the one :func:`dogs.marginals` reports,
 ``unseen_bound`` from the estimate (:func:`dogs.sampling_call.unseen_bound`: about 5.9 over the smallest effective
 sample size of its variable's other states, the rule of three at the 3-standard-error level; a variable that never
 changed gets none, and its states count as misses unless exact; but where every draw is independent and exact, a

@@ -30,6 +30,7 @@ at seed 5, independent draws).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 import warnings
@@ -141,20 +142,15 @@ def markdown_table(cases: list[dict], header: str) -> str:
              "25%, 50%, 75%, 95% | coverage, mean of runs | coverage, lowest run |",
              "|---|---:|---:|---|---|---|---:|---:|"]
     for case in cases:
-        blocks = "independent draws" if case["independent_draws"] else f"{len(_blocks(case))} elimination blocks" \
-            if _blocks(case) else "single-site"
+        n_blocks = len(json.loads(case["blocks"]))
+        blocks = ("independent draws" if case["independent_draws"]
+                  else f"{n_blocks} elimination blocks" if n_blocks else "single-site")
         for rule in RULES:
             cell = case["rules"][rule]
             ratios = ", ".join(f"{x:.2f}" for x in cell["ratio_quantiles"].values()) if cell["ratio_quantiles"] else ""
             lines.append(f"| {case['network']} | {case['evidence_seed']} | {case['draws']:,} | {blocks} | {rule} | "
                          f"{ratios} | {cell['coverage_mean']:.2%} | {cell['coverage_lowest']:.2%} |")
     return "\n".join(lines) + "\n"
-
-
-def _blocks(case: dict) -> list:
-    import json
-
-    return json.loads(case["blocks"])
 
 
 def _parse(argv):
