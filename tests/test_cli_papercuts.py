@@ -175,3 +175,36 @@ def test_mar_round_trip_and_malformed_text():
             parse_uai_mar(bad)
     with pytest.raises(ValueError, match="non-negative"):
         format_uai_mar([np.array([0.5, -0.1])])
+
+
+def test_scan_keeps_every_target_updated_unless_told_not_to(tmp_path, capsys):
+    """On the cancer network (deterministic-like tables: its influence bound does not contract) one run of
+    Algorithm 2 on one sweep drops two of the five targets; the command puts them back by default and says so,
+    and ``--no-keep-targets`` gives Algorithm 2's own scan (the library's default) with the library's warning."""
+    import warnings
+
+    from dogs.benchmarks.networks import load_network
+
+    model, _ = load_network("cancer")
+    uai = write_uai(model, tmp_path / "cancer.uai")
+    targets = ",".join(map(str, range(model.n_vars)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = dogs_scan(systematic_scan(model.n_vars, model.n_vars), np.ones(model.n_vars), influence_bound(model))
+    dropped = int(np.sum(np.bincount(plain.scan.indices, minlength=model.n_vars) == 0))
+    assert dropped == 2  # the premise: Algorithm 2 alone drops targets here
+
+    code, out, err = run_cli(["scan", uai, "--target", targets, "--budget", model.n_vars, "--out",
+                              tmp_path / "kept.txt"], capsys)
+    assert code == EXIT_OK, err
+    kept = json.loads(out)
+    assert kept["keep_targets"] and kept["restored_targets"] == dropped and "dropped 2 target variables" in err
+    assert kept["dogs_variation"] <= kept["base_variation"]
+    assert set(np.loadtxt(tmp_path / "kept.txt", dtype=np.int64).tolist()) == set(range(model.n_vars))
+
+    with pytest.warns(UserWarning, match="never updates 2 of the variables"):
+        code, out, err = run_cli(["scan", uai, "--target", targets, "--budget", model.n_vars, "--no-keep-targets",
+                                  "--out", tmp_path / "alone.txt"], capsys)
+    alone = json.loads(out)
+    assert code == EXIT_OK and not alone["keep_targets"] and alone["restored_targets"] == 0
+    np.testing.assert_array_equal(np.loadtxt(tmp_path / "alone.txt", dtype=np.int64), plain.scan.indices)

@@ -21,13 +21,15 @@ def test_scoreboard_on_cancer_writes_table_figure_and_scores(tmp_path):
     row = json.loads(out.read_text())["rows"][0]
     assert row == json.loads(json.dumps(result["rows"][0]))
     assert row["network"] == "cancer" and row["variables"] == 5 and len(row["evidence"]) == 1
-    for sampler in ("DoGS", "systematic", "blocked"):
+    for sampler in networks.OURS:
         cell = row[sampler]
         assert cell["marginals"] == 2 * 4  # four unobserved binary variables
         assert 0 <= cell["mean_error"] <= cell["max_error"] <= 1 and 0 <= cell["coverage"] <= 1
         assert cell["coverage_unseen_exact"] <= cell["coverage"] and 0 <= cell["unseen"] <= cell["marginals"]
         assert cell["converged_coverage"] is None or 0 <= cell["converged_coverage"] <= 1
         assert cell["draws"] >= 4
+    assert row["DoGS_scan"]["unvisited"] == 0  # keep_targets: every unobserved variable is updated
+    assert row["DoGS_scan"]["restored"] == row["DoGS-alg2_scan"]["unvisited"]  # what Algorithm 2 dropped came back
     assert row["blocked"]["blocks"] == 1 and row["blocked"]["blocked_variables"] == 4  # one block: exact draws
     assert "error" in row["pgmpy"] or 0 <= row["pgmpy"]["mean_error"] <= 1
     text = table.read_text()

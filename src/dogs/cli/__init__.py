@@ -1,15 +1,17 @@
 """``dogs``: DoGS on your own model from the command line.
 
-Models are pairwise Markov networks in the UAI format (``.uai``, :mod:`dogs.models.uai`; a network
-whose variables all have two states is read as a ±1 model, label 0 = spin -1), binary UAI networks
-with larger factors (``bound`` and ``scan`` only, DoGS Theorem 12), or the package's own binary model
-files (``.npz``, :meth:`dogs.models.BinaryPairwiseMRF.to_npz_dict`).
+Models are UAI files (``.uai``, :mod:`dogs.models.uai`), ``MARKOV`` or ``BAYES``: a pairwise network with
+positive entries is read as a pairwise model (one whose variables all have two states as a ±1 model, label 0 =
+spin -1), any other (factors over three or more variables, zero entries, ``BAYES`` tables) as a discrete factor
+graph (:class:`~dogs.models.factor_graph.DiscreteFactorGraph`), which every subcommand takes; or the package's
+own binary model files (``.npz``, :meth:`dogs.models.BinaryPairwiseMRF.to_npz_dict`).
 
 Subcommands (``dogs <subcommand> --help`` for the options)::
 
     dogs bound MODEL [--method auto|theorem10|theorem11|theorem12|exact|factor] [--out C.npz]
     dogs scan MODEL (--target I[,J...] | --weights FILE) [--budget T] [--epsilon E|base]
-                    [--base systematic|uniform|FILE] [--iterate] [--method ...] [--out SCAN.txt|.npy]
+                    [--base systematic|uniform|FILE] [--iterate] [--no-keep-targets] [--method ...]
+                    [--out SCAN.txt|.npy]
     dogs sample MODEL [--scan systematic|uniform|FILE] [--length T] [--chains N] [--draws D] [--seed S]
                       [--start random|K] [--vars I,J...] [--save-chains CHAINS.nc] [--certify]
     dogs exact MODEL [--max-table-entries N]
@@ -17,7 +19,9 @@ Subcommands (``dogs <subcommand> --help`` for the options)::
 ``bound`` writes the influence bound (DoGS Theorems 10-12, Definition 2) as a scipy sparse ``.npz``;
 ``scan`` runs Algorithm 2 on a base scan of length ``T`` (once, iterated, or by length doubling down
 to the target variation ``E``, DoGS §5.2) and prints the certificate, the Dobrushin variation
-(Definition 7) of the base scan and of the DoGS scan, each flagged vacuous when it is 1 or more;
+(Definition 7) of the base scan and of the DoGS scan, each flagged vacuous when it is 1 or more (a target
+variable Algorithm 2 drops, as it can where the bound does not contract, is put back unless
+``--no-keep-targets``: :func:`dogs.scans.dogs_scan`'s ``keep_targets``);
 ``sample`` runs chains from dispersed starts through a scan and reports every marginal with ArviZ's
 split R-hat, effective sample sizes and ESS-based standard errors; ``exact`` gives the junction-tree
 marginals and ``log Z`` (with the treewidth guard). Results print as JSON (or CSV with
@@ -94,6 +98,10 @@ def _parser() -> argparse.ArgumentParser:
                                      "DoGS scan at or below it and below 1, found by length doubling (DoGS §5.2) "
                                      "up to the budget, then bisection")
     p.add_argument("--iterate", action="store_true", help="iterate Algorithm 2 until it stops improving")
+    p.add_argument("--keep-targets", action=argparse.BooleanOptionalAction, default=True,
+                   help="put back every target variable that Algorithm 2 drops (it can, where the influence bound "
+                        "does not contract: deterministic factors), or keep the base scan where that would raise "
+                        "the variation (default; --no-keep-targets: Algorithm 2 alone, as published)")
     p.add_argument("--method", choices=methods, default="auto", help="influence bound (as for 'dogs bound')")
     p.add_argument("--out", help="write the DoGS scan's indices here (.txt: one per line, or .npy)")
     p.add_argument("--plot", help="grid-shaped models: write a map of how often the DoGS scan visits each site, "

@@ -21,9 +21,9 @@ are zero (an observed variable never changes and influences nothing); ``scan`` t
 variables only, skips base-scan steps on observed ones, and writes the DoGS scan in the model's indices
 (a ``-1`` step is a uniform choice among the unobserved variables); ``exact`` gives the conditional
 marginals of the unobserved variables and ``log_partition`` = log of the network's mass with the evidence
-fixed (log Z + log P(evidence); for a ``BAYES`` network, where Z = 1, log P(evidence)). ``exact`` also takes
-the networks the others do not yet (``BAYES`` files, factors over three or more variables, zero entries;
-:class:`~dogs.models.factor_graph.DiscreteFactorGraph`), and says so when evidence has probability zero.
+fixed (log Z + log P(evidence); for a ``BAYES`` network, where Z = 1, log P(evidence)), and says so when
+evidence has probability zero. Every subcommand takes factor graphs (``BAYES`` files, factors over three or more
+variables, zero entries; :class:`~dogs.models.factor_graph.DiscreteFactorGraph`) as it takes pairwise networks.
 """
 
 from __future__ import annotations
@@ -213,14 +213,21 @@ def cmd_scan(args, guard: Guard):
         if result.length == len(base.indices) and result.dogs_result.early_stop_step == result.length:
             # No shorter scan met the target and early stopping kept the whole base scan unchanged: optimise
             # every step instead, so the answer is a DoGS scan of the base length with a lower variation.
-            result = dogs_scan(base, d, bound)
+            result = dogs_scan(base, d, bound, keep_targets=args.keep_targets)
             out_fields["mode"] = "length doubling and bisection (no shorter scan met the target: every step optimised)"
     elif args.iterate:
-        result = iterated_dogs(base, d, bound)
+        result = iterated_dogs(base, d, bound, keep_targets=args.keep_targets)
         out_fields = {"mode": "iterated"}
     else:
-        result = dogs_scan(base, d, bound)
+        result = dogs_scan(base, d, bound, keep_targets=args.keep_targets)
         out_fields = {"mode": "one run of Algorithm 2"}
+    run = getattr(result, "dogs_result", result)  # length doubling's accepted run, or the result itself
+    restored = run.restored
+    if restored.size:
+        where = ("the base scan is returned: putting them back would have raised the variation above the base's"
+                 if run.kept_input else "each was put back at one of the base scan's steps for it")
+        warnings.append(f"Algorithm 2 dropped {restored.size} target variables that the base scan updates; {where} "
+                        "(--keep-targets: a chain that never updates a variable cannot estimate it)")
     dogs_variation = float(result.variation)
     indices = result.scan.indices
     if conditioned is not None:
@@ -248,6 +255,8 @@ def cmd_scan(args, guard: Guard):
         "base_vacuous": base_vacuous, "dogs_length": len(result.scan.indices), "dogs_variation": dogs_variation,
         "dogs_vacuous": dogs_vacuous, "vacuous": dogs_vacuous,
         **scan_comparison(base_variation, dogs_variation, len(base.indices), len(result.scan.indices)),
+        "keep_targets": bool(args.keep_targets), "restored_targets": int(restored.size),
+        "kept_base": bool(run.kept_input),
         "max_row_sum": float(row_sums.max(initial=0.0)), "dobrushin_condition": bool(row_sums.max(initial=0.0) < 1),
         **out_fields, **scan_summary(indices, p),
         "saved": out is not None, "out": None if out is None else str(out)}

@@ -47,6 +47,19 @@ Implementation notes (all in :mod:`dogs._kernels.dogs`):
   pushes its weight onto its neighbours, where earlier steps can reduce it.
 - Early stopping: before optimising step ``t``, if :math:`\mathcal V \le \epsilon`
   the input steps ``1..t`` are kept unchanged and the sweep ends.
+
+Keeping the targets (``dogs_scan(..., keep_targets=True)``, not in the paper). The variation bounds the
+bias only when it is below 1. Where the influence bound does not contract (deterministic or near-deterministic
+factors: a parent that determines its child has influence 1 on it) :math:`\mathcal V` exceeds 1 whatever the
+scan, and the greedy choice may drop a targeted variable altogether: a variable never updated keeps
+:math:`b_i = 1`, so with :math:`d_i \ge 1` dropping it already makes the variation vacuous, and the chain then
+reports its start as its marginal (and conditions its neighbours on it). With ``keep_targets`` each targeted
+variable that the input updated and the output dropped is put back at one of the input's steps for it, the
+latest whose variable in the output is updated elsewhere too (else the latest optimised step whose variable is),
+so no other variable is dropped in turn; the scan returned is the repaired one or the input, whichever has the
+smaller variation. It therefore updates every targeted variable its input updated, and its variation is still at
+most the input's. On a bound that contracts Algorithm 2 seldom drops a target (doing so costs :math:`d_i` of
+variation), and then nothing changes.
 """
 
 from __future__ import annotations
@@ -63,7 +76,7 @@ from dogs._kernels.dogs import clear_workspace, dogs_backward, dogs_forward
 from dogs._kernels.variation import tree_offsets
 from dogs.scans.base import UNIFORM, Scan
 from dogs.scans.checks import Influence, as_epsilon, as_influence, as_scan, as_weights
-from dogs.scans.variation import lazy_zeros, support_of
+from dogs.scans.variation import dobrushin_variation, lazy_zeros, support_of
 
 __all__ = [
     "UnvisitedVariablesWarning",
@@ -89,21 +102,28 @@ class UnvisitedVariablesWarning(UserWarning):
     """
 
 
+def _dropped_targets(input_steps: np.ndarray, output_steps: np.ndarray, n_vars: int, d: np.ndarray) -> np.ndarray:
+    """The targeted variables (``d_i > 0``) that ``input_steps`` updates and ``output_steps`` never does, increasing.
+
+    A uniform step may update any variable: an input with one drops nothing (the output's steps are the input's
+    or deterministic)."""
+    if np.any(input_steps == UNIFORM):
+        return np.empty(0, dtype=np.int64)
+    before = np.bincount(input_steps, minlength=n_vars) > 0
+    after = np.bincount(output_steps[output_steps >= 0], minlength=n_vars) > 0
+    return np.flatnonzero(before & ~after & (np.asarray(d) > 0))
+
+
 def _warn_unvisited(input_steps: np.ndarray, result: DoGSResult, d: np.ndarray) -> None:
     """:class:`UnvisitedVariablesWarning` when ``result``'s scan drops targeted variables its input updated."""
-    n_vars = result.scan.n_vars
-    if np.any(input_steps == UNIFORM):
-        return  # a uniform step may update any variable (the output's steps are the input's or deterministic)
-    before = np.bincount(input_steps, minlength=n_vars) > 0
-    after = np.bincount(result.scan.indices, minlength=n_vars) > 0
-    dropped = np.flatnonzero(before & ~after & (np.asarray(d) > 0))
+    dropped = _dropped_targets(input_steps, result.scan.indices, result.scan.n_vars, d)
     if dropped.size:
         vacuous = " (at least 1: the bound certifies nothing here)" if result.variation >= 1 else ""
         warnings.warn(
             f"the DoGS scan never updates {dropped.size} of the variables it targets (first: "
             f"{', '.join(map(str, dropped[:5].tolist()))}), which its input scan updated; its Dobrushin variation is "
-            f"{result.variation:.3g}{vacuous}. A chain that never updates a variable cannot estimate it: use a scan "
-            f"that updates every variable (e.g. systematic) or a longer input scan.",
+            f"{result.variation:.3g}{vacuous}. A chain that never updates a variable cannot estimate it: pass "
+            f"keep_targets=True, or use a scan that updates every variable (e.g. systematic).",
             UnvisitedVariablesWarning, stacklevel=3)
 
 
@@ -129,6 +149,12 @@ class DoGSResult:
         Wall-clock time of the two passes (validation and setup not included; see ``elapsed_seconds``).
     elapsed_seconds : float
         Wall-clock time of the whole call, validation included.
+    restored : ndarray of int
+        With ``keep_targets``: the targeted variables Algorithm 2 dropped and the scan updates again (empty when it
+        dropped none, or without ``keep_targets``).
+    kept_input : bool
+        With ``keep_targets``: True when the repaired scan's variation exceeded the input's, so the input scan
+        was returned (``variation == input_variation``).
     """
 
     scan: Scan
@@ -139,6 +165,8 @@ class DoGSResult:
     forward_seconds: float
     backward_seconds: float
     elapsed_seconds: float
+    restored: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    kept_input: bool = False
 
     @property
     def length(self) -> int:
@@ -167,6 +195,11 @@ class IteratedDoGSResult:
     converged : bool
         True if the last run did not improve (the variation stopped improving); False if the cap was hit.
     elapsed_seconds : float
+    restored : ndarray of int
+        With ``keep_targets``: every targeted variable some run dropped and got back, increasing.
+    kept_input : bool
+        With ``keep_targets``: True when the best scan is ``input_scan`` itself after some run's repair
+        returned its input.
     """
 
     scan: Scan
@@ -175,6 +208,8 @@ class IteratedDoGSResult:
     n_iterations: int
     converged: bool
     elapsed_seconds: float
+    restored: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    kept_input: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -284,7 +319,63 @@ def _run_dogs(steps: np.ndarray, n_vars: int, d: np.ndarray, matrix: Influence, 
     )
 
 
-def dogs_scan(input_scan: Scan, weights, influence, epsilon: float | None = None) -> DoGSResult:
+def _check_keep_targets(keep_targets) -> None:
+    if not isinstance(keep_targets, (bool, np.bool_)):
+        raise TypeError(f"keep_targets must be True or False, got {keep_targets!r}")
+
+
+def _restore_targets(input_steps: np.ndarray, result: DoGSResult, d: np.ndarray, matrix: Influence,
+                     started: float) -> DoGSResult:
+    """``result`` with every targeted variable it dropped put back (``keep_targets``; the module docstring).
+
+    A dropped variable ``v`` takes the latest of the input's steps for ``v`` whose variable in the output is
+    updated at another step too, else the latest optimised step (after any kept by early stopping) whose variable
+    is; if no such step is left, the input scan is returned. Then the repaired scan or the input, whichever has the
+    smaller variation."""
+    n_vars = result.scan.n_vars
+    dropped = _dropped_targets(input_steps, result.scan.indices, n_vars, d)
+    if not dropped.size:
+        return result
+    steps = result.scan.indices.copy()
+    counts = np.bincount(steps[steps >= 0], minlength=n_vars)
+    by_variable = np.argsort(input_steps, kind="stable")  # the input's steps grouped by variable, in order
+    bounds = np.searchsorted(input_steps[by_variable], np.stack([dropped, dropped + 1]))
+    fallback = steps.size - 1  # moves down only: a step it passed holds a variable updated nowhere else
+    first_optimised = result.early_stop_step or 0
+
+    def replaceable(t: int) -> bool:
+        return steps[t] >= 0 and counts[steps[t]] > 1
+
+    repaired = True
+    for v, lo, hi in zip(dropped, *bounds):
+        chosen = next((int(t) for t in by_variable[lo:hi][::-1] if replaceable(int(t))), None)
+        if chosen is None:
+            while fallback >= first_optimised and not replaceable(fallback):
+                fallback -= 1
+            if fallback < first_optimised:
+                repaired = False
+                break
+            chosen = fallback
+        counts[steps[chosen]] -= 1
+        steps[chosen], counts[v] = v, 1
+    variation = float(dobrushin_variation(Scan(steps, n_vars), d, matrix)) if repaired else math.inf
+    kept_input = not variation <= result.input_variation
+    return DoGSResult(
+        scan=Scan(input_steps.copy(), n_vars) if kept_input else Scan(steps, n_vars),
+        variation=result.input_variation if kept_input else variation,
+        input_variation=result.input_variation,
+        early_stop_step=None if kept_input else result.early_stop_step,
+        epsilon=result.epsilon,
+        forward_seconds=result.forward_seconds,
+        backward_seconds=result.backward_seconds,
+        elapsed_seconds=time.perf_counter() - started,
+        restored=dropped,
+        kept_input=kept_input,
+    )
+
+
+def dogs_scan(input_scan: Scan, weights, influence, epsilon: float | None = None, *,
+              keep_targets: bool = False) -> DoGSResult:
     r"""Optimise a scan by DoGS Algorithm 2 (coordinate descent on the Dobrushin variation).
 
     Forward pass :math:`b_t = B(q_t) b_{t-1}`, :math:`b_0 = \mathbf 1`; backward pass for
@@ -302,11 +393,16 @@ def dogs_scan(input_scan: Scan, weights, influence, epsilon: float | None = None
         Influence bound :math:`\bar C` (non-negative, zero diagonal), ``[i, j]`` = influence of ``j`` on ``i``.
     epsilon : float, optional
         Target accuracy for early stopping (``>= 0``); ``None`` optimises every step.
+    keep_targets : bool
+        Put back every targeted variable that the input updated and Algorithm 2 dropped, or return the input
+        where that repair would raise the variation above the input's (module docstring; not in the paper). Off
+        by default: Algorithm 2 as published, which warns with :class:`UnvisitedVariablesWarning` instead.
 
     Returns
     -------
     DoGSResult
-        Optimised scan, its variation, the input's variation, the early-stopping step and timings.
+        Optimised scan, its variation, the input's variation, the early-stopping step and timings (and, with
+        ``keep_targets``, the variables restored).
 
     Notes
     -----
@@ -320,13 +416,17 @@ def dogs_scan(input_scan: Scan, weights, influence, epsilon: float | None = None
     matrix = as_influence(influence, input_scan.n_vars)
     d = as_weights(weights, input_scan.n_vars)
     eps = as_epsilon(epsilon)
+    _check_keep_targets(keep_targets)
     result = _run_dogs(input_scan.indices, input_scan.n_vars, d, matrix, eps, started)
+    if keep_targets:
+        return _restore_targets(input_scan.indices, result, d, matrix, started)
     _warn_unvisited(input_scan.indices, result, d)
     return result
 
 
 def iterated_dogs(
-    input_scan: Scan, weights, influence, epsilon: float | None = None, max_iterations: int = 20
+    input_scan: Scan, weights, influence, epsilon: float | None = None, max_iterations: int = 20, *,
+    keep_targets: bool = False,
 ) -> IteratedDoGSResult:
     r"""Re-run Algorithm 2 on its own output until the Dobrushin variation stops improving (DoGS §5.1).
 
@@ -344,6 +444,8 @@ def iterated_dogs(
         Early-stopping level passed to every run.
     max_iterations : int
         Cap on the number of runs (``>= 1``).
+    keep_targets : bool
+        As in :func:`dogs_scan`, applied to every run's output (so every run's input updates every target).
 
     Returns
     -------
@@ -359,6 +461,7 @@ def iterated_dogs(
         raise TypeError(f"max_iterations must be an integer, got {type(max_iterations).__name__}")
     if max_iterations < 1:
         raise ValueError(f"max_iterations must be >= 1, got {max_iterations}")
+    _check_keep_targets(keep_targets)
 
     best_scan, best_variation = input_scan, None
     variations: list[float] = []
@@ -367,8 +470,13 @@ def iterated_dogs(
     current = input_scan
     support = support_of(d)
     workspace = _Workspace(input_scan.n_vars)
+    restored: set[int] = set()
     while n_iterations < max_iterations:
-        result = _run_dogs(current.indices, current.n_vars, d, matrix, eps, time.perf_counter(), support, workspace)
+        tic = time.perf_counter()
+        result = _run_dogs(current.indices, current.n_vars, d, matrix, eps, tic, support, workspace)
+        if keep_targets:
+            result = _restore_targets(current.indices, result, d, matrix, tic)
+            restored.update(result.restored.tolist())
         n_iterations += 1
         if not variations:
             variations.append(result.input_variation)
@@ -387,6 +495,8 @@ def iterated_dogs(
         n_iterations=n_iterations,
         converged=converged,
         elapsed_seconds=time.perf_counter() - started,
+        restored=np.array(sorted(restored), dtype=np.int64),
+        kept_input=bool(restored) and best_scan is input_scan,
     )
 
 
