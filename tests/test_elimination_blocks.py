@@ -188,3 +188,23 @@ def test_tables_over_the_memory_limit_are_refused_before_any_chain_runs(monkeypa
     with pytest.raises(TooLargeError, match="elimination blocks' tables"):
         run_factor_gibbs_draws(graph, Scan(np.array([0]), 6), seed=0, draws=4, n_chains=2,
                                initial_state=positive_starts(graph, 2, np.random.default_rng(0)), elimination=plan)
+
+
+def test_the_r_hat_warning_points_single_site_factor_graph_chains_to_elimination_blocks():
+    """Two variables that must agree (a zero-entry copy factor): single-site chains never move, the warning says
+    so and names the remedy; elimination blocks draw the pair exactly, and no warning is given."""
+    import warnings
+
+    from dogs.sampling_call import SamplingWarning, sample
+
+    copy = np.where(np.eye(3) > 0, 0.0, -np.inf)
+    model = DiscreteFactorGraph.from_factors([3, 3], [((0, 1), copy)])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sample(model, chains=8, draws=50, seed=0, progress=False, blocks=None)
+    texts = [str(w.message) for w in caught if issubclass(w.category, SamplingWarning)]
+    assert any("R-hat" in t and "blocks='elimination'" in t for t in texts), texts
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SamplingWarning)
+        data = sample(model, chains=8, draws=50, seed=0, progress=False, blocks="elimination")
+    assert int(data.posterior.attrs["factor_graph"]) == 1

@@ -412,6 +412,7 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
              "blocks": json.dumps([conditioned.free[b].tolist() for b in block_lists]),
              "block_update": ("elimination" if isinstance(chosen_blocks, EliminationBlocks) else
                               "enumeration" if block_lists else "none"),
+             "factor_graph": int(isinstance(reduced, DiscreteFactorGraph)),
              "independent_draws": int(conditions is not None and all(
                  b >= 0 and not conditions["boundaries"][b] for b in conditions["last_block"])),
              "draw_conditions": json.dumps(conditions),
@@ -799,9 +800,15 @@ def sampling_warnings(data, table=None) -> list[str]:
     start = posterior.attrs.get("start", "dispersed")
     starts = ("dispersed random starts" if start in ("dispersed", "random")
               else f"all chains starting at label {start}" if start.isdigit() else "the given starts")
-    out.append(f"split R-hat exceeds {RHAT_THRESHOLD} or is undefined for {int(bad.sum())} of {r_hat.size} marginals "
+    message = (f"split R-hat exceeds {RHAT_THRESHOLD} or is undefined for {int(bad.sum())} of {r_hat.size} marginals "
                f"({detail}): the {n_chains} chains ({starts}) disagree or never moved, so these estimates and "
                "their standard errors are not reliable; use a longer scan or more draws, and check the chains")
+    if int(posterior.attrs.get("factor_graph", 0)) and posterior.attrs.get("block_update") != "elimination":
+        message += (". On a factor graph with deterministic or near-deterministic tables single-site chains can "
+                    "also agree on wrong answers, which R-hat cannot see, so the other marginals may be wrong too: "
+                    "blocks='elimination' (dogs sample --blocks elimination) draws blocks of up to the whole model "
+                    "exactly")
+    out.append(message)
     return out
 
 
