@@ -89,7 +89,7 @@ import numpy as np
 from dogs.benchmarks.gibbs import machine_info, run_record, write_result_and_table
 
 __all__ = ["BUNDLED_NETWORKS", "choose_evidence", "covered", "covered_by_interval", "main", "markdown_table",
-           "network_seed", "score_network"]
+           "network_seed", "observe", "score_network"]
 
 #: The discrete Bayesian networks pgmpy bundles, smallest first (variables).
 BUNDLED_NETWORKS = ("cancer", "earthquake", "survey", "asia", "sachs", "child", "insurance", "water", "mildew",
@@ -126,6 +126,16 @@ def choose_evidence(model, n_evidence: int, rng: np.random.Generator) -> dict[in
     state = positive_starts(model, 1, rng)[0]
     chosen = np.sort(rng.choice(model.n_vars, size=min(n_evidence, model.n_vars - 1), replace=False))
     return {int(i): int(state[i]) for i in chosen}
+
+
+def observe(model, n_evidence: int, seed: np.random.SeedSequence):
+    """``(evidence, conditioned model, run seed)`` of a network under its seed ``seed`` (:func:`network_seed`): the
+    first child of ``seed`` chooses the evidence (:func:`choose_evidence`), the second is left for the runs."""
+    from dogs.models.evidence import condition
+
+    evidence_seed, run_seed = seed.spawn(2)
+    evidence = choose_evidence(model, n_evidence, np.random.default_rng(evidence_seed))
+    return evidence, condition(model, evidence), run_seed
 
 
 #: Draws per chain at most: a run that fits more passes into the budget takes several passes per draw (thinning),
@@ -317,18 +327,15 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
     docstring)."""
     from dogs.bounds import influence_bound
     from dogs.exact import ModelTooLargeError, junction_tree_marginals
-    from dogs.models.evidence import condition
     from dogs.sampling_call import conditioned_positive_starts, scan_in_original
     from dogs.samplers.factor_gibbs import NoPositiveStartError
     from dogs.scans import UnvisitedVariablesWarning, dogs_scan, systematic_scan
 
-    evidence_seed, run_seed = seed.spawn(2)
     model, _ = load_network(name)
     row = {"network": name, "variables": model.n_vars, "factors": model.n_factors,
            "table_entries": int(model.log_values.size), "zero_entries": int(np.sum(np.isinf(model.log_values)))}
-    evidence = choose_evidence(model, n_evidence, np.random.default_rng(evidence_seed))
+    evidence, conditioned, run_seed = observe(model, n_evidence, seed)
     row["evidence"] = {str(k): v for k, v in evidence.items()}
-    conditioned = condition(model, evidence)
     try:
         exact = junction_tree_marginals(conditioned.model, max_table_entries=max_table_entries)
     except ModelTooLargeError as exc:
@@ -340,15 +347,14 @@ def score_network(name: str, *, n_evidence: int, chains: int, seconds: float, ma
     start = time.perf_counter()
     bound = influence_bound(reduced)  # part of each DoGS run's setup, and the certificates' (outside the budget)
     bound_seconds = time.perf_counter() - start
-    runs = []
+    runs, base = [], systematic_scan(reduced.n_vars, 2 * reduced.n_vars)
     for sampler, keep_targets in (("DoGS", True), ("DoGS-alg2", False)):
         if sampler not in samplers:
             continue
         start = time.perf_counter()
         with warnings.catch_warnings():  # the unvisited variables are counted in the row instead
             warnings.simplefilter("ignore", UnvisitedVariablesWarning)
-            result = dogs_scan(systematic_scan(reduced.n_vars, 2 * reduced.n_vars), np.ones(reduced.n_vars), bound,
-                               keep_targets=keep_targets)
+            result = dogs_scan(base, np.ones(reduced.n_vars), bound, keep_targets=keep_targets)
         setup = bound_seconds + time.perf_counter() - start
         row[sampler + "_scan"] = {
             "length": int(result.scan.length), "variation": float(result.variation), "setup_s": setup,

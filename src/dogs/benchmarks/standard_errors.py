@@ -62,16 +62,13 @@ def parse_case(text: str) -> tuple[str, int, int]:
 
 
 def _conditioned(network: str, seed: int, n_evidence: int, max_table_entries: int):
-    """The network, the evidence the scoreboard observes under root ``seed`` (as
-    :func:`dogs.benchmarks.networks.score_network` draws it), and the exact posterior marginals, concatenated."""
-    from dogs.benchmarks.networks import choose_evidence, load_network, network_seed
+    """The network, the evidence the scoreboard observes under root ``seed``
+    (:func:`dogs.benchmarks.networks.observe`), and the exact posterior marginals, concatenated."""
+    from dogs.benchmarks.networks import load_network, network_seed, observe
     from dogs.exact import junction_tree_marginals
-    from dogs.models.evidence import condition
 
-    evidence_seed, _ = network_seed(network, seed).spawn(2)
     model, _ = load_network(network)
-    evidence = choose_evidence(model, n_evidence, np.random.default_rng(evidence_seed))
-    conditioned = condition(model, evidence)
+    evidence, conditioned, _ = observe(model, n_evidence, network_seed(network, seed))
     exact = junction_tree_marginals(conditioned.model, max_table_entries=max_table_entries).node_marginals
     return model, evidence, conditioned, np.concatenate([np.asarray(m) for m in exact])
 
