@@ -290,3 +290,33 @@ def test_sample_takes_blocks_and_records_them():
         sample(graph, chains=2, draws=8, progress=False, blocks=[[0, 1], [1, 2]])
     with pytest.raises(ValueError, match="blocks must be"):
         sample(graph, chains=2, draws=8, progress=False, blocks="all")
+
+
+def test_automatic_blocks_enumerate_where_they_hold_every_tie_and_eliminate_where_they_cannot():
+    pytest.importorskip("arviz")
+    import json
+
+    from dogs.samplers.elimination_blocks import EliminationBlocks
+    from dogs.samplers.factor_blocks import automatic_blocks, unenclosed_ties
+    from dogs.sampling_call import sample
+
+    either = np.zeros((2, 2, 2))
+    for a, b in itertools.product(range(2), repeat=2):
+        either[a, b, int(a or b)] = 1.0
+    asia_like = DiscreteFactorGraph.from_factors([2, 2, 2, 2], [
+        ((0,), _log([0.5, 0.5])), ((1,), _log([0.9, 0.1])), ((0, 1, 2), _log(either)),
+        ((2, 3), _log([[0.7, 0.3], [0.2, 0.8]]))], kind="BAYES")
+    assert [b.tolist() for b in automatic_blocks(asia_like)] == [[0, 1, 2]]
+    assert unenclosed_ties(asia_like, [[0, 1, 2]]) == 0 and unenclosed_ties(asia_like, []) == 1
+    # 14 binary variables in a chain, no two neighbours both 1: the chain's support (610 configurations) is over the
+    # cap of 256, so the enumerated blocks split some tie, and "auto" takes elimination blocks
+    no_two_ones = _log([[1.0, 1.0], [1.0, 0.0]])
+    chain = DiscreteFactorGraph.from_factors([2] * 14, [((i, i + 1), no_two_ones) for i in range(13)])
+    assert unenclosed_ties(chain, deterministic_blocks(chain)) > 0
+    plan = automatic_blocks(chain)
+    assert isinstance(plan, EliminationBlocks)
+    data = sample(chain, chains=2, draws=8, seed=0, progress=False)
+    assert data.posterior.attrs["block_update"] == "elimination"
+    assert sorted(v for home in json.loads(data.posterior.attrs["blocks"]) for v in home) == list(range(14))
+    certified = sample(chain, chains=2, draws=8, seed=0, progress=False, certify=True)
+    assert certified.posterior.attrs["block_update"] == "none"  # the certificate bounds single-site updates

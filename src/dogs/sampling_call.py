@@ -29,7 +29,11 @@ of them drawing the whole block from its exact conditional (:mod:`dogs.samplers.
 deterministic relations (asia's ``either = tub or lung``) no longer make the chains reducible. With
 ``blocks="elimination"`` every step draws a block of up to the whole model exactly, by variable elimination
 (:mod:`dogs.samplers.elimination_blocks`, the blocking Gibbs sampler of Jensen, Kong & Kjaerulff 1995): the remedy
-for near-deterministic networks, on which single-site chains agree on wrong answers.
+for near-deterministic networks, on which single-site chains agree on wrong answers. ``"auto"`` takes those
+elimination blocks where the enumerated blocks leave some factor with a zero entry split between blocks
+(:func:`~dogs.samplers.factor_blocks.automatic_blocks`). With blocks, a pass leaves out the draws that a later
+step overwrites before anything reads them (:mod:`dogs.samplers.block_scans`): the same kernel per pass, fewer
+block draws when a scan chosen variable by variable (DoGS's) steps on a block's variables again and again.
 
 Evidence (:mod:`dogs.models.evidence`): the chains run on the conditioned model; the observed
 variables are left out of the draws (they never change) and listed in the attribute ``evidence``; the
@@ -82,6 +86,7 @@ from dogs.models.discrete import DiscretePairwiseMRF, cardinalities
 from dogs.models.factor_graph import DiscreteFactorGraph
 from dogs.models.evidence import condition
 from dogs.resources import TooLargeError, format_bytes, memory_limit_bytes
+from dogs.samplers.block_scans import without_overwritten_draws
 from dogs.samplers.elimination_blocks import EliminationBlocks, elimination_blocks
 from dogs.scans.base import SCAN_NAMES, UNIFORM, Scan, make_scan
 
@@ -320,11 +325,14 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
         Factor graphs only: blocks of variables, each drawn jointly from its exact conditional whenever the scan
         steps on one of its variables (:mod:`dogs.samplers.factor_blocks`; a remedy for reducible single-site
         Gibbs); the ``systematic`` scan then steps on each block once per sweep, at its first variable
-        (:func:`once_per_block`), so ``scan_length`` counts units, not variables. ``auto`` (default): the
-        variables tied by zero entries, within :data:`~dogs.samplers.factor_blocks.MAX_BLOCK_CONFIGURATIONS`
-        candidate configurations per block (its internal support,
-        :func:`~dogs.samplers.factor_blocks.deterministic_blocks`), and none with ``certify`` (the certificate
-        bounds single-site updates); ``"elimination"``: blocks of up to the whole model, each the model minus a
+        (:func:`once_per_block`), so ``scan_length`` counts units, not variables; any scan then leaves out the
+        draws a later step overwrites before they are read (:mod:`dogs.samplers.block_scans`, the same kernel per
+        pass). ``auto`` (default): the variables tied by zero entries, within
+        :data:`~dogs.samplers.factor_blocks.MAX_BLOCK_CONFIGURATIONS` candidate configurations per block (its
+        internal support, :func:`~dogs.samplers.factor_blocks.deterministic_blocks`), or, where those blocks leave a
+        factor with a zero entry split, the ``"elimination"`` blocks
+        (:func:`~dogs.samplers.factor_blocks.automatic_blocks`); none with ``certify`` (the certificate bounds
+        single-site updates); ``"elimination"``: blocks of up to the whole model, each the model minus a
         cutset, drawn exactly by variable elimination (:func:`~dogs.samplers.elimination_blocks.elimination_blocks`;
         where the whole model fits, every sweep is an independent exact draw), a step on a variable drawing its
         home block; ``None``: single-site updates only; a sequence: these disjoint blocks, in the model's numbering
@@ -385,6 +393,8 @@ def sample(model, scan="systematic", *, length=None, chains: int = 4, draws: int
     block_lists = chosen_blocks.homes if isinstance(chosen_blocks, EliminationBlocks) else chosen_blocks
     if isinstance(scan, str) and scan == "systematic" and block_lists:
         one_pass = once_per_block(one_pass, block_lists)
+    if block_lists:
+        one_pass = without_overwritten_draws(one_pass, reduced, chosen_blocks)
     bound = None
     if certify:
         from dogs.bounds import check_influence_bound, influence_bound
@@ -516,9 +526,9 @@ def _blocks_for(blocks, conditioned, certify: bool):
             return []
         if blocks == "elimination":
             return elimination_blocks(conditioned.model)
-        from dogs.samplers.factor_blocks import deterministic_blocks
+        from dogs.samplers.factor_blocks import automatic_blocks
 
-        return deterministic_blocks(conditioned.model)
+        return automatic_blocks(conditioned.model)
     if not factor_graph:
         raise ValueError("blocks are for factor graphs (DiscreteFactorGraph); pairwise models take blocks=None")
     if certify:

@@ -133,7 +133,9 @@ def _parser() -> argparse.ArgumentParser:
                         "variation of j <= k passes)); null with 'bound_reason' where 1 or more (vacuous); not with "
                         "--format uai-mar")
     p.add_argument("--blocks", choices=("auto", "elimination", "none"), default="auto",
-                   help="factor graphs: 'auto' (default) draws the variables tied by zero entries jointly; "
+                   help="factor graphs: 'auto' (default) draws the variables tied by zero entries jointly, by "
+                        "enumeration where blocks of a few hundred configurations hold every such tie, else as "
+                        "'elimination' does; "
                         "'elimination' draws blocks of up to the whole model exactly by variable elimination (for "
                         "near-deterministic networks on which single-site chains stall); 'none': single-site "
                         "updates")

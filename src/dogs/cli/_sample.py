@@ -146,6 +146,8 @@ def cmd_sample(args, guard: Guard):
               "marginals_not_converged": sum(not r["converged"] for r in rows),
               "max_r_hat": max(r_hats) if r_hats else None,
               "min_ess_bulk": min((r["ess_bulk"] for r in rows if r["ess_bulk"] is not None), default=None),
+              "block_update": str(data.posterior.attrs["block_update"]),
+              "independent_draws": bool(int(data.posterior.attrs["independent_draws"])),
               "saved_chains": None if saved is None else str(saved), "marginals": rows}
     if args.certify:
         bounds = [r["bound"] for r in rows]
