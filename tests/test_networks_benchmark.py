@@ -159,3 +159,27 @@ def test_standard_errors_benchmark_refuses_a_malformed_case(case, tmp_path, caps
     with pytest.raises(SystemExit):
         standard_errors.main(["--out", str(tmp_path / "s.json"), "--table", str(tmp_path / "s.md"), "--cases", case])
     assert "case" in capsys.readouterr().err and not (tmp_path / "s.json").exists()
+
+
+def test_the_budget_thins_costly_passes_and_grows_the_draws_where_passes_are_free(monkeypatch):
+    """A fake clock, advanced by a fake run: a pass of 1e-5 s is thinned to fill 5 s in at most MAX_DRAWS draws;
+    where passes cost nothing more than one (one block drawing the model, ``thinning=False``) every pass is a draw,
+    sized by the draws' cost and capped at MAX_DRAWS, never thinned."""
+    from types import SimpleNamespace
+
+    clock = [0.0]
+    monkeypatch.setattr(networks, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+
+    def thinned(draws, passes):
+        clock[0] += 0.01 + draws * passes * 1e-5
+
+    draws, thin = networks._budgeted(5.0, thinned)
+    assert thin > 1 and draws <= networks.MAX_DRAWS and draws * thin * 1e-5 == pytest.approx(5.0 - 0.01, rel=0.01)
+
+    def free_passes(draws, passes):  # a pass's cost does not depend on passes
+        clock[0] += 0.01 + draws * 2e-3
+
+    draws, thin = networks._budgeted(5.0, free_passes, thinning=False)
+    assert thin == 1 and draws * 2e-3 == pytest.approx(5.0 - 0.01, rel=0.01)
+    draws, thin = networks._budgeted(50.0, free_passes, thinning=False)
+    assert (draws, thin) == (networks.MAX_DRAWS, 1)

@@ -27,8 +27,11 @@ marginal estimated from ``--chains`` chains (default 8; pgmpy: one):
     diagnostic: where the bound does not contract its greedy choice drops variables, whose chains then report
     their starts (the ``scan's bound`` column counts them);
 ``systematic``  ``dogs.sample`` with one systematic sweep per draw;
-both with ``dogs.sample``'s default blocks of the variables tied by zero entries (``--blocks none``: single-site
-updates), whose runs claim no certified bias (the certificate bounds single-site updates);
+both with ``dogs.sample``'s default blocks (``--blocks none``: single-site updates): the variables tied by zero
+entries, enumerated, or where such blocks cannot hold every tie the ``blocked`` row's elimination blocks
+(:func:`dogs.samplers.factor_blocks.automatic_blocks`; DoGS's scan then orders their draws, less the draws a
+later step overwrites, :mod:`dogs.samplers.block_scans`); runs with blocks claim no certified bias (the
+certificate bounds single-site updates);
 ``blocked``  ``dogs.sample`` with ``blocks="elimination"`` (:mod:`dogs.samplers.elimination_blocks`): a sweep
     draws each block of up to the whole network, the network minus a cutset, exactly by variable elimination (the
     blocking Gibbs sampler of Jensen, Kong & Kjaerulff 1995); where the whole network fits the caps
@@ -158,14 +161,18 @@ def _warm_up(run) -> None:
     run(4, 1)
 
 
-def _budgeted(budget: float, run, pilot_draws: int = 32, updates_per_pass: int = 0) -> tuple[int, int]:
+def _budgeted(budget: float, run, pilot_draws: int = 32, updates_per_pass: int = 0,
+              thinning: bool = True) -> tuple[int, int]:
     """``(draws, passes per draw)`` that fill ``budget`` seconds of ``run(draws, passes)``, at most :data:`MAX_DRAWS`
     draws: the fixed cost is the shortest of three 4-draw runs, the time per pass from pilot runs of ``pilot_draws``
     draws whose passes per draw grow fourfold until the passes take a tenth of the budget (so that noise in the
     fixed cost cannot pass for the passes' time) and a pilot has at least
     :data:`dogs.samplers.draws.THREADS_FROM_UPDATES` site updates (``updates_per_pass`` per pass, 0: not counted; so
     that the pilot runs on threads when the final run does) or has taken a quarter of the budget (steps so costly,
-    large blocks, that few passes fit)."""
+    large blocks, that few passes fit). Without ``thinning`` (a pass of ``run`` whose draws leave nothing for the
+    next pass's to build on, one block holding the model: ``passes`` would cost nothing and change nothing) the
+    pilot's draws grow instead, up to :data:`MAX_DRAWS`, and every pass is a draw (at most :data:`MAX_DRAWS`: such
+    a run may end before its budget)."""
     from dogs.samplers.draws import THREADS_FROM_UPDATES
 
     _warm_up(run)
@@ -181,13 +188,17 @@ def _budgeted(budget: float, run, pilot_draws: int = 32, updates_per_pass: int =
         spent = time.perf_counter() - start - fixed
         pilot_updates = pilot_draws * passes * updates_per_pass
         threaded_like_the_run = not updates_per_pass or pilot_updates >= THREADS_FROM_UPDATES
-        if (spent >= 0.1 * budget and (threaded_like_the_run or spent >= 0.25 * budget)) or passes >= 1 << 20:
+        if (spent >= 0.1 * budget and (threaded_like_the_run or spent >= 0.25 * budget)) or passes >= 1 << 20 \
+                or pilot_draws >= MAX_DRAWS:
             break
-        passes *= 4
+        if thinning:
+            passes *= 4
+        else:
+            pilot_draws *= 4
     per_pass = max(spent, 1e-6) / (pilot_draws * passes)
     total = max(4, int((budget - fixed) / per_pass))
-    thin = max(1, -(-total // MAX_DRAWS))
-    return max(4, total // thin), thin
+    thin = max(1, -(-total // MAX_DRAWS)) if thinning else 1
+    return max(4, min(total // thin, MAX_DRAWS)), thin
 
 
 def _ours(model, scan, reduced_scan, conditioned, bound, chains: int, seconds: float, seed: int, setup: float,
@@ -211,8 +222,10 @@ def _ours(model, scan, reduced_scan, conditioned, bound, chains: int, seconds: f
             return sample(model, one_draw, length=length, chains=chains, draws=draws, seed=seed, evidence=evidence,
                           progress=False, blocks=blocks)
 
-    steps = int(run(4, 1).posterior.attrs["scan_length"]) * chains  # a pass's site updates, blocks counted once
-    draws, thin = _budgeted(max(seconds - setup, 0.1), run, updates_per_pass=steps)
+    steps = int(run(4, 1).posterior.attrs["scan_length"])  # a pass's updates, a block's draw counted once
+    # two passes drawn as one: no more draws than one pass where each pass's draws overwrite all the last one's
+    thinning = int(run(4, 2).posterior.attrs["scan_length"]) > steps
+    draws, thin = _budgeted(max(seconds - setup, 0.1), run, updates_per_pass=steps * chains, thinning=thinning)
     start = time.perf_counter()
     data = run(draws, thin)
     elapsed = setup + time.perf_counter() - start
