@@ -85,3 +85,31 @@ def random_local_factor_graph(seed: int, n_vars: int = 6, zeros: float = 0.2, ma
         table.flat[rng.integers(table.size)] = 0.0
         factors.append((scope, table))
     return DiscreteFactorGraph.from_factors(card, factors)
+
+
+def or_gate_graph(kind: str = "BAYES"):
+    """Four binary variables: x0 and x1 coins (0.5 and 0.1), x2 = x0 OR x1 (zeros), x3 depending softly on x2."""
+    either = np.zeros((2, 2, 2))
+    for a, b in itertools.product(range(2), repeat=2):
+        either[a, b, int(a or b)] = 1.0
+    with np.errstate(divide="ignore"):
+        factors = [((0,), np.log([0.5, 0.5])), ((1,), np.log([0.9, 0.1])), ((0, 1, 2), np.log(either)),
+                   ((2, 3), np.log([[0.7, 0.3], [0.2, 0.8]]))]
+    return DiscreteFactorGraph.from_factors([2, 2, 2, 2], factors, kind=kind)
+
+
+def block_transition(graph, states, weights, block) -> np.ndarray:
+    """The exact transition matrix, on the enumerated ``states`` (weights as given), of drawing the variables of
+    ``block`` jointly from their conditional; rows of states of weight 0 are left 0."""
+    index = {tuple(s): n for n, s in enumerate(states.tolist())}
+    matrix = np.zeros((len(states), len(states)))
+    for n, state in enumerate(states):
+        if weights[n] == 0:
+            continue
+        targets = []
+        for configuration in itertools.product(*[range(int(graph.cardinalities[v])) for v in block]):
+            x = state.copy()
+            x[block] = configuration
+            targets.append(index[tuple(x)])
+        matrix[n, targets] = weights[targets] / weights[targets].sum()
+    return matrix

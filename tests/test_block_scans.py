@@ -4,15 +4,14 @@ states of small factor graphs (not a statistical test: no false failures)."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
 from dogs.samplers.block_scans import unit_sets, without_overwritten_draws
 from dogs.samplers.elimination_blocks import EliminationBlocks
 from dogs.scans import Scan
-from random_factor_graphs import enumerate_joint, random_bayesian_network, random_markov_graph
+from random_factor_graphs import (block_transition, enumerate_joint, or_gate_graph, random_bayesian_network,
+                                 random_markov_graph)
 
 
 def _reference_keep(model, indices, blocks) -> np.ndarray:
@@ -59,27 +58,11 @@ def test_the_kernel_keeps_what_the_rule_keeps(seed):
     np.testing.assert_array_equal(reduced.indices, expected)
 
 
-def _unit_transition(graph, states, weights, written):
-    """Exact transition matrix of drawing the variables ``written`` from their joint conditional."""
-    index = {tuple(s): n for n, s in enumerate(states.tolist())}
-    matrix = np.zeros((len(states), len(states)))
-    for n, state in enumerate(states):
-        if weights[n] == 0:
-            continue
-        targets = []
-        for configuration in itertools.product(*[range(int(graph.cardinalities[v])) for v in written]):
-            x = state.copy()
-            x[written] = configuration
-            targets.append(index[tuple(x)])
-        matrix[n, targets] = weights[targets] / weights[targets].sum()
-    return matrix
-
-
 def _pass_kernel(graph, states, weights, indices, plan):
     unit_of, writes = unit_sets(graph, plan)
     kernel = np.eye(len(states))
     for v in indices:
-        kernel = kernel @ _unit_transition(graph, states, weights, writes[unit_of[v]])
+        kernel = kernel @ block_transition(graph, states, weights, writes[unit_of[v]])
     positive = weights > 0
     return kernel[np.ix_(positive, positive)]
 
@@ -112,16 +95,9 @@ def test_a_site_before_a_draw_of_its_block_and_repeated_draws_are_dropped():
 
 def test_sample_draws_the_shortened_pass():
     pytest.importorskip("arviz")
-    from dogs.models.factor_graph import DiscreteFactorGraph
     from dogs.sampling_call import sample
 
-    either = np.zeros((2, 2, 2))
-    for a, b in itertools.product(range(2), repeat=2):
-        either[a, b, int(a or b)] = 1.0
-    with np.errstate(divide="ignore"):
-        graph = DiscreteFactorGraph.from_factors([2, 2, 2, 2], [
-            ((0,), np.log([0.5, 0.5])), ((1,), np.log([0.9, 0.1])), ((0, 1, 2), np.log(either)),
-            ((2, 3), np.log([[0.7, 0.3], [0.2, 0.8]]))], kind="BAYES")
+    graph = or_gate_graph()
     # the block {0, 1, 2} (default blocks) is drawn at steps 0-2 and 4-6: only the last draw before x3's update and
     # the last of the pass are read
     data = sample(graph, [0, 1, 2, 3, 0, 1, 2], chains=2, draws=8, seed=0, progress=False)

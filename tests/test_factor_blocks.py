@@ -19,7 +19,8 @@ from dogs.samplers.base import chain_seeds
 from dogs.samplers.factor_blocks import deterministic_blocks, internal_support, pack_blocks
 from dogs.samplers.factor_gibbs import pack_factor_graph, positive_starts, run_factor_gibbs_draws
 from dogs.scans import systematic_scan, uniform_scan
-from random_factor_graphs import enumerate_joint, random_bayesian_network, random_markov_graph
+from random_factor_graphs import (block_transition, enumerate_joint, or_gate_graph, random_bayesian_network,
+                                 random_markov_graph)
 
 
 def _log(values):
@@ -109,24 +110,6 @@ def test_block_kernel_replays_the_plain_python_rule(uniform):
     assert result.work.density_evaluations > 0 and max(n_configs) > 0
 
 
-def _block_transition(graph, states, weights, block):
-    """The exact transition matrix of one block update on the enumerated states (weights as given)."""
-    index = {tuple(s): n for n, s in enumerate(states.tolist())}
-    matrix = np.zeros((len(states), len(states)))
-    for n, state in enumerate(states):
-        if weights[n] == 0:
-            continue
-        configurations = list(itertools.product(*[range(int(graph.cardinalities[v])) for v in block]))
-        targets = []
-        for configuration in configurations:
-            x = state.copy()
-            x[block] = configuration
-            targets.append(index[tuple(x)])
-        w = weights[targets]
-        matrix[n, targets] = w / w.sum()
-    return matrix
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_every_block_step_leaves_the_distribution_invariant(seed):
     rng = np.random.default_rng(seed)
@@ -135,18 +118,13 @@ def test_every_block_step_leaves_the_distribution_invariant(seed):
     pi = weights / weights.sum()
     blocks = deterministic_blocks(graph, max_configurations=16) + [rng.choice(5, 2, replace=False)]
     for block in blocks:
-        matrix = _block_transition(graph, states, weights, np.asarray(block))
+        matrix = block_transition(graph, states, weights, np.asarray(block))
         np.testing.assert_allclose(pi @ matrix, pi, atol=1e-12)
 
 
 def test_deterministic_blocks_group_variables_tied_by_zeros_within_the_cap():
     # x2 = x0 OR x1 (zeros), x3 depends on x2 softly: the block is {0, 1, 2}; x3 stays single
-    either = np.zeros((2, 2, 2))
-    for a, b in itertools.product(range(2), repeat=2):
-        either[a, b, int(a or b)] = 1.0
-    graph = DiscreteFactorGraph.from_factors([2, 2, 2, 2], [
-        ((0,), _log([0.5, 0.5])), ((1,), _log([0.9, 0.1])), ((0, 1, 2), _log(either)),
-        ((2, 3), _log([[0.7, 0.3], [0.2, 0.8]]))], kind="BAYES")
+    graph = or_gate_graph()
     assert [b.tolist() for b in deterministic_blocks(graph)] == [[0, 1, 2]]
     # {0, 1, 2} has 4 configurations where the OR factor is positive (of 8): the cap counts those
     assert [b.tolist() for b in deterministic_blocks(graph, max_configurations=4)] == [[0, 1, 2]]
@@ -268,12 +246,7 @@ def test_sample_takes_blocks_and_records_them():
 
     from dogs.sampling_call import sample
 
-    either = np.zeros((2, 2, 2))
-    for a, b in itertools.product(range(2), repeat=2):
-        either[a, b, int(a or b)] = 1.0
-    graph = DiscreteFactorGraph.from_factors([2, 2, 2, 2], [((0,), _log([0.5, 0.5])), ((1,), _log([0.9, 0.1])),
-                                                          ((0, 1, 2), _log(either)), ((2, 3), _log([[0.7, 0.3],
-                                                                                                    [0.2, 0.8]]))])
+    graph = or_gate_graph(kind="MARKOV")
     data = sample(graph, chains=2, draws=8, seed=0, progress=False)
     assert json.loads(data.posterior.attrs["blocks"]) == [[0, 1, 2]]
     assert data.posterior.attrs["scan_length"] == 2  # a systematic sweep steps on the block once, then on x3
@@ -300,12 +273,7 @@ def test_automatic_blocks_enumerate_where_they_hold_every_tie_and_eliminate_wher
     from dogs.samplers.factor_blocks import automatic_blocks, unenclosed_ties
     from dogs.sampling_call import sample
 
-    either = np.zeros((2, 2, 2))
-    for a, b in itertools.product(range(2), repeat=2):
-        either[a, b, int(a or b)] = 1.0
-    asia_like = DiscreteFactorGraph.from_factors([2, 2, 2, 2], [
-        ((0,), _log([0.5, 0.5])), ((1,), _log([0.9, 0.1])), ((0, 1, 2), _log(either)),
-        ((2, 3), _log([[0.7, 0.3], [0.2, 0.8]]))], kind="BAYES")
+    asia_like = or_gate_graph()
     assert [b.tolist() for b in automatic_blocks(asia_like)] == [[0, 1, 2]]
     assert unenclosed_ties(asia_like, [[0, 1, 2]]) == 0 and unenclosed_ties(asia_like, []) == 1
     # 14 binary variables in a chain, no two neighbours both 1: the chain's support (610 configurations) is over the
