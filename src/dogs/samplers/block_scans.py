@@ -39,36 +39,45 @@ from __future__ import annotations
 import numpy as np
 
 from dogs.models.factor_graph import DiscreteFactorGraph
+from dogs.samplers.elimination_blocks import EliminationBlocks
 from dogs.scans import UNIFORM, Scan
 
 __all__ = ["unit_sets", "without_overwritten_draws"]
 
 
-def unit_sets(model: DiscreteFactorGraph, blocks) -> tuple[np.ndarray, list[np.ndarray]]:
-    """``(unit_of, writes)``: the unit a step on each variable draws (a block's index, or ``len(blocks) + v`` for
-    a site ``v`` of no block) and the variables each unit writes. ``blocks`` is a list of disjoint blocks (each
-    the home of its variables) or an :class:`~dogs.samplers.elimination_blocks.EliminationBlocks` (each block
-    the home of its ``homes``, writing all its variables)."""
-    from dogs.samplers.elimination_blocks import EliminationBlocks
-
+def _units(model: DiscreteFactorGraph, blocks) -> tuple[np.ndarray, ...]:
+    """``(unit_of, write_indptr, writes, read_indptr, reads)``: the unit a step on each variable draws (a block's
+    index, or ``len(blocks) + v`` for a site ``v`` of no block), and in CSR form the variables each unit writes and
+    those it reads (their neighbours outside it). A site's are the model's own CSR: one variable, its blanket."""
     if isinstance(blocks, EliminationBlocks):
         written, homes = list(blocks.blocks), list(blocks.homes)
     else:
         written = homes = [np.asarray(b) for b in blocks]
-    n_units = len(written)
-    unit_of = n_units + np.arange(model.n_vars, dtype=np.int64)
+    p = model.n_vars
+    unit_of = len(written) + np.arange(p, dtype=np.int64)
     for u, home in enumerate(homes):
         unit_of[np.asarray(home, dtype=np.int64)] = u
-    writes = [np.unique(np.asarray(w, dtype=np.int64)) for w in written]
-    writes += [np.array([v], dtype=np.int64) for v in range(model.n_vars)]
-    return unit_of, writes
+    block_writes = [np.unique(np.asarray(w, dtype=np.int64)) for w in written]
+    block_reads = [np.setdiff1d(np.concatenate([model.neighbors[model.indptr[v]:model.indptr[v + 1]] for v in w]), w)
+                   for w in block_writes]
+
+    def csr(block_sets, site_indptr, site_values):
+        sizes = np.array([b.size for b in block_sets], dtype=np.int64)
+        indptr = np.concatenate([[0], np.cumsum(sizes), sizes.sum() + np.asarray(site_indptr[1:], dtype=np.int64)])
+        return indptr, np.concatenate(block_sets + [np.asarray(site_values)]).astype(np.int64)
+
+    write_indptr, writes = csr(block_writes, np.arange(p + 1), np.arange(p))
+    read_indptr, reads = csr(block_reads, model.indptr, model.neighbors)
+    return unit_of, write_indptr, writes, read_indptr, reads
 
 
-def _csr(sets) -> tuple[np.ndarray, np.ndarray]:
-    indptr = np.zeros(len(sets) + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum([s.size for s in sets])
-    values = np.concatenate(sets) if sets else np.zeros(0, dtype=np.int64)
-    return indptr, values.astype(np.int64)
+def unit_sets(model: DiscreteFactorGraph, blocks) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``(unit_of, writes)``: the unit a step on each variable draws (a block's index, or ``len(blocks) + v`` for
+    a site ``v`` of no block) and the variables each unit writes, sorted. ``blocks`` is a list of disjoint blocks
+    (each the home of its variables) or an :class:`~dogs.samplers.elimination_blocks.EliminationBlocks` (each
+    block the home of its ``homes``, writing all its variables)."""
+    unit_of, write_indptr, writes, _, _ = _units(model, blocks)
+    return unit_of, np.split(writes, write_indptr[1:-1])
 
 
 def without_overwritten_draws(scan: Scan, model: DiscreteFactorGraph, blocks) -> Scan:
@@ -78,16 +87,9 @@ def without_overwritten_draws(scan: Scan, model: DiscreteFactorGraph, blocks) ->
     from dogs._kernels.block_scans import overwritten_steps
 
     indices = np.asarray(scan.indices, dtype=np.int64)
-    n_blocks = len(blocks.blocks) if hasattr(blocks, "blocks") else len(blocks)
-    if n_blocks == 0 or indices.size == 0 or np.any(indices == UNIFORM):
+    if not len(blocks.blocks if isinstance(blocks, EliminationBlocks) else blocks) or indices.size == 0 \
+            or np.any(indices == UNIFORM):
         return scan
-    unit_of, writes = unit_sets(model, blocks)
-    used = np.unique(unit_of[indices])
-    reads = [np.zeros(0, dtype=np.int64)] * len(writes)
-    for u in used.tolist():  # neighbours outside the unit, for the units the scan draws
-        neighbours = np.concatenate([model.neighbors[model.indptr[v]:model.indptr[v + 1]] for v in writes[u]])
-        reads[u] = np.setdiff1d(neighbours, writes[u]).astype(np.int64)
-    write_indptr, write_values = _csr(writes)
-    read_indptr, read_values = _csr(reads)
-    keep = overwritten_steps(unit_of[indices], write_indptr, write_values, read_indptr, read_values, model.n_vars)
+    unit_of, *units = _units(model, blocks)
+    keep = overwritten_steps(unit_of[indices], *units, model.n_vars)
     return Scan(indices[keep], scan.n_vars)
